@@ -1,0 +1,36 @@
+// BlockId: the 64-bit identity of a block, unique across a server.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace kudu {
+
+class BlockId {
+ public:
+  constexpr BlockId() : id_(0) {}
+  constexpr explicit BlockId(uint64_t id) : id_(id) {}
+
+  uint64_t id() const { return id_; }
+  // 16 lowercase hex digits, as `kudu fs list` prints it.
+  std::string ToString() const {
+    char buf[17];
+    std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(id_));
+    return buf;
+  }
+
+  bool operator==(const BlockId& o) const { return id_ == o.id_; }
+  bool operator!=(const BlockId& o) const { return id_ != o.id_; }
+  bool operator<(const BlockId& o) const { return id_ < o.id_; }
+
+  template <typename H>
+  friend H AbslHashValue(H h, const BlockId& b) {
+    return H::combine(std::move(h), b.id_);
+  }
+
+ private:
+  uint64_t id_;
+};
+
+}  // namespace kudu

@@ -1,0 +1,92 @@
+#include "kudu/util/crc32c.h"
+
+#include <cstring>
+
+namespace kudu {
+namespace crc {
+namespace {
+
+constexpr uint32_t kPoly = 0x82F63B78;  // reflected Castagnoli polynomial
+
+// Slicing-by-8 tables, built at compile time.
+struct Tables {
+  uint32_t t[8][256];
+  constexpr Tables() : t() {
+    for (uint32_t i = 0; i < 256; i++) {
+      uint32_t c = i;
+      for (int k = 0; k < 8; k++) c = (c & 1) ? (c >> 1) ^ kPoly : (c >> 1);
+      t[0][i] = c;
+    }
+    for (uint32_t i = 0; i < 256; i++) {
+      for (int s = 1; s < 8; s++) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xff];
+    }
+  }
+};
+constexpr Tables kTables;
+
+using CrcFn = uint32_t (*)(uint32_t, const void*, size_t);
+
+CrcFn ChooseImpl() {
+  return HardwareCrc32cAvailable() ? &Crc32cHardware : &Crc32cSoftware;
+}
+const CrcFn kImpl = ChooseImpl();
+
+}  // namespace
+
+uint32_t Crc32cSoftware(uint32_t crc, const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  uint32_t c = ~crc;
+  while (n >= 8) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + 4, 4);
+    lo ^= c;
+    c = kTables.t[7][lo & 0xff] ^ kTables.t[6][(lo >> 8) & 0xff] ^
+        kTables.t[5][(lo >> 16) & 0xff] ^ kTables.t[4][lo >> 24] ^
+        kTables.t[3][hi & 0xff] ^ kTables.t[2][(hi >> 8) & 0xff] ^
+        kTables.t[1][(hi >> 16) & 0xff] ^ kTables.t[0][hi >> 24];
+    p += 8;
+    n -= 8;
+  }
+  while (n--) c = (c >> 8) ^ kTables.t[0][(c ^ *p++) & 0xff];
+  return ~c;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) uint32_t Crc32cHardware(uint32_t crc, const void* data,
+                                                          size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  uint64_t c = ~crc;
+  while (n >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    c = __builtin_ia32_crc32di(c, v);
+    p += 8;
+    n -= 8;
+  }
+  uint32_t c32 = static_cast<uint32_t>(c);
+  if (n >= 4) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    c32 = __builtin_ia32_crc32si(c32, v);
+    p += 4;
+    n -= 4;
+  }
+  while (n--) c32 = __builtin_ia32_crc32qi(c32, *p++);
+  return ~c32;
+}
+
+bool HardwareCrc32cAvailable() { return __builtin_cpu_supports("sse4.2"); }
+#else
+uint32_t Crc32cHardware(uint32_t crc, const void* data, size_t n) {
+  return Crc32cSoftware(crc, data, n);
+}
+bool HardwareCrc32cAvailable() { return false; }
+#endif
+
+uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t n) { return kImpl(crc, data, n); }
+
+uint32_t Crc32c(const void* data, size_t n) { return kImpl(0, data, n); }
+
+}  // namespace crc
+}  // namespace kudu

@@ -1,0 +1,24 @@
+// CRC-32C (Castagnoli), as used by every checksum of the PB container format.
+// The SSE4.2 `crc32` instruction is used when the CPU has it (checked once at
+// run time); otherwise a table-driven software path gives the same values.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kudu {
+namespace crc {
+
+// CRC-32C of data[0, n). Equivalent to Crc32cExtend(0, data, n).
+uint32_t Crc32c(const void* data, size_t n);
+
+// Continues a CRC: Crc32cExtend(Crc32c(a), b) == Crc32c(a || b).
+uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t n);
+
+// Both implementations, exposed so tests can check they agree.
+uint32_t Crc32cSoftware(uint32_t crc, const void* data, size_t n);
+uint32_t Crc32cHardware(uint32_t crc, const void* data, size_t n);
+bool HardwareCrc32cAvailable();
+
+}  // namespace crc
+}  // namespace kudu

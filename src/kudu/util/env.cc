@@ -1,0 +1,155 @@
+#include "kudu/util/env.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "kudu/util/io_fault_injector.h"
+
+namespace kudu {
+namespace env {
+
+Status ListDir(const std::string& dir, std::vector<std::string>* names) {
+  names->clear();
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return Status::FromErrno(dir, errno);
+  errno = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names->push_back(std::move(name));
+  }
+  int err = errno;
+  ::closedir(d);
+  if (err != 0) return Status::FromErrno(dir + ": readdir", err);
+  return Status::OK();
+}
+
+Status GetFileSize(const std::string& path, uint64_t* size) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(path, errno);
+  *size = static_cast<uint64_t>(st.st_size);
+  return Status::OK();
+}
+
+bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+Status IsDirectory(const std::string& path, bool* is_dir) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(path, errno);
+  *is_dir = S_ISDIR(st.st_mode);
+  return Status::OK();
+}
+
+Status CreateDirs(const std::string& path) {
+  if (path.empty()) return Status::InvalidArgument("empty directory path");
+  std::string partial;
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    partial = path.substr(0, pos);
+    if (partial.empty()) continue;
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+      return Status::FromErrno(partial + ": mkdir", errno);
+    }
+  }
+  bool is_dir = false;
+  RETURN_NOT_OK(IsDirectory(path, &is_dir));
+  if (!is_dir) return Status::IOError(path + ": exists and is not a directory");
+  return Status::OK();
+}
+
+Status DeleteFile(const std::string& path) {
+  if (IoFaultInjector::OnCall(IoOp::kDelete, path) == IoFault::kEIO) {
+    return Status::FromErrno(path + ": unlink", EIO);
+  }
+  if (::unlink(path.c_str()) != 0) return Status::FromErrno(path + ": unlink", errno);
+  return Status::OK();
+}
+
+Status RenameFile(const std::string& from, const std::string& to) {
+  if (IoFaultInjector::OnCall(IoOp::kRename, from) == IoFault::kEIO) {
+    return Status::FromErrno(from + ": rename to " + to, EIO);
+  }
+  if (::rename(from.c_str(), to.c_str()) != 0) {
+    return Status::FromErrno(from + ": rename to " + to, errno);
+  }
+  return Status::OK();
+}
+
+Status SyncDir(const std::string& dir) {
+  if (IoFaultInjector::OnCall(IoOp::kSync, dir) == IoFault::kEIO) {
+    return Status::FromErrno(dir + ": fsync", EIO);
+  }
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno(dir, errno);
+  int r = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (r != 0) return Status::FromErrno(dir + ": fsync", err);
+  return Status::OK();
+}
+
+Status TruncateFile(const std::string& path, uint64_t size) {
+  if (IoFaultInjector::OnCall(IoOp::kTruncate, path) == IoFault::kEIO) {
+    return Status::FromErrno(path + ": truncate to " + std::to_string(size), EIO);
+  }
+  if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0) {
+    return Status::FromErrno(path + ": truncate to " + std::to_string(size), errno);
+  }
+  return Status::OK();
+}
+
+Status GetBlockSize(const std::string& path, uint64_t* block_size) {
+  struct statvfs st;
+  if (::statvfs(path.c_str(), &st) != 0) return Status::FromErrno(path, errno);
+  *block_size = st.f_bsize ? st.f_bsize : 4096;
+  return Status::OK();
+}
+
+namespace {
+int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }
+}  // namespace
+
+Status DeleteRecursively(const std::string& path) {
+  if (::nftw(path.c_str(), RemoveEntry, 64, FTW_DEPTH | FTW_PHYS) != 0) {
+    return Status::FromErrno(path + ": recursive delete", errno);
+  }
+  return Status::OK();
+}
+
+Status MakeTempDir(const std::string& prefix, std::string* path) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + ".XXXXXX";
+  if (::mkdtemp(&tmpl[0]) == nullptr) return Status::FromErrno(tmpl + ": mkdtemp", errno);
+  *path = tmpl;
+  return Status::OK();
+}
+
+bool IsWritableDir(const std::string& dir) { return ::access(dir.c_str(), W_OK | X_OK) == 0; }
+
+std::string JoinPath(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (a.back() == '/') return a + b;
+  return a + "/" + b;
+}
+
+std::string DirName(const std::string& path) {
+  size_t p = path.find_last_of('/');
+  if (p == std::string::npos) return ".";
+  if (p == 0) return "/";
+  return path.substr(0, p);
+}
+
+std::string BaseName(const std::string& path) {
+  size_t p = path.find_last_of('/');
+  return p == std::string::npos ? path : path.substr(p + 1);
+}
+
+}  // namespace env
+}  // namespace kudu

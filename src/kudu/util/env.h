@@ -1,0 +1,42 @@
+// Filesystem operations on paths (directories, sizes, renames, deletes).
+// Together with file.h this is the only place that touches the filesystem;
+// renames, deletes and directory syncs pass through the fault injector so a
+// repair can be crashed at every step in tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kudu/util/status.h"
+
+namespace kudu {
+namespace env {
+
+// Names in `dir` (without "." and ".."), in directory order.
+Status ListDir(const std::string& dir, std::vector<std::string>* names);
+// NotFound if `path` does not exist.
+Status GetFileSize(const std::string& path, uint64_t* size);
+bool FileExists(const std::string& path);
+Status IsDirectory(const std::string& path, bool* is_dir);
+Status CreateDirs(const std::string& path);
+Status DeleteFile(const std::string& path);
+Status RenameFile(const std::string& from, const std::string& to);
+// fsync of a directory, making renames and deletes in it durable.
+Status SyncDir(const std::string& dir);
+Status TruncateFile(const std::string& path, uint64_t size);
+// The filesystem block size of the filesystem holding `path`.
+Status GetBlockSize(const std::string& path, uint64_t* block_size);
+// Removes `path` and everything below it.
+Status DeleteRecursively(const std::string& path);
+// A new empty directory under $TMPDIR (or /tmp) named after `prefix`.
+Status MakeTempDir(const std::string& prefix, std::string* path);
+// Whether the process can write to `dir` (an existing directory).
+bool IsWritableDir(const std::string& dir);
+
+std::string JoinPath(const std::string& a, const std::string& b);
+std::string DirName(const std::string& path);
+std::string BaseName(const std::string& path);
+
+}  // namespace env
+}  // namespace kudu

@@ -1,0 +1,323 @@
+#include "kudu/util/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "kudu/util/io_fault_injector.h"
+
+namespace kudu {
+namespace {
+
+std::atomic<uint64_t> g_read_syscalls{0};
+std::atomic<uint64_t> g_bytes_read{0};
+
+std::string OffsetContext(const std::string& path, const char* op, uint64_t offset, size_t n) {
+  return path + ": " + op + " of " + std::to_string(n) + " bytes at offset " +
+         std::to_string(offset);
+}
+
+// Applies an injected read fault to the request size. Returns -1 with errno
+// set when the call must fail outright.
+ssize_t FaultedLength(IoFault fault, size_t want) {
+  switch (fault) {
+    case IoFault::kNone: return static_cast<ssize_t>(want);
+    case IoFault::kEIO: errno = EIO; return -1;
+    case IoFault::kShortRead: return static_cast<ssize_t>(want > 1 ? want / 2 : want);
+    case IoFault::kUnexpectedEof: return 0;
+  }
+  return static_cast<ssize_t>(want);
+}
+
+}  // namespace
+
+uint64_t GlobalReadSyscalls() { return g_read_syscalls.load(); }
+uint64_t GlobalBytesRead() { return g_bytes_read.load(); }
+
+Status RandomAccessFile::Open(const std::string& path, const ServerKey* server_key,
+                              std::unique_ptr<RandomAccessFile>* file) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return Status::FromErrno(path, errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Status::FromErrno(path, err);
+  }
+  std::unique_ptr<RandomAccessFile> f(new RandomAccessFile(path, fd, st.st_size));
+  if (server_key != nullptr && !server_key->empty()) {
+    if (f->size_ < kEncryptionHeaderSize) {
+      return Status::Corruption(path + ": file of " + std::to_string(f->size_) +
+                                " bytes is too short for its 64-byte encryption header");
+    }
+    uint8_t header[kEncryptionHeaderSize];
+    RETURN_NOT_OK(f->PreadFully(0, header, sizeof(header)));
+    CipherAlgorithm alg;
+    std::string file_key;
+    RETURN_NOT_OK(ParseEncryptionHeader(path, Slice(header, sizeof(header)), *server_key, &alg,
+                                        &file_key));
+    RETURN_NOT_OK_PREPEND(FileCipher::Create(alg, file_key, &f->cipher_), path);
+  }
+  *file = std::move(f);
+  return Status::OK();
+}
+
+RandomAccessFile::~RandomAccessFile() { ::close(fd_); }
+
+Status RandomAccessFile::PreadFully(uint64_t offset, uint8_t* buf, size_t n) {
+  uint64_t pos = offset;
+  size_t left = n;
+  while (left > 0) {
+    IoFault fault = IoFaultInjector::OnCall(IoOp::kRead, filename_);
+    ssize_t want = FaultedLength(fault, left);
+    ssize_t r;
+    if (want < 0) {
+      r = -1;
+    } else if (want == 0) {
+      r = 0;
+    } else {
+      r = ::pread(fd_, buf, static_cast<size_t>(want), static_cast<off_t>(pos));
+    }
+    stats_.read_syscalls++;
+    g_read_syscalls.fetch_add(1, std::memory_order_relaxed);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Status::FromErrno(OffsetContext(filename_, "read", offset, n), errno);
+    }
+    if (r == 0) {
+      return Status::IOError(OffsetContext(filename_, "read", offset, n),
+                             "file ended after " + std::to_string(pos - offset) + " bytes");
+    }
+    stats_.bytes_read += r;
+    g_bytes_read.fetch_add(r, std::memory_order_relaxed);
+    buf += r;
+    pos += r;
+    left -= r;
+  }
+  return Status::OK();
+}
+
+Status RandomAccessFile::ReadRaw(uint64_t offset, uint8_t* buf, size_t n) {
+  return PreadFully(offset, buf, n);
+}
+
+Status RandomAccessFile::Read(uint64_t offset, uint8_t* buf, size_t n) {
+  RETURN_NOT_OK(PreadFully(offset, buf, n));
+  if (cipher_) {
+    RETURN_NOT_OK_PREPEND(DecryptReadInPlace(cipher_.get(), offset, buf, n), filename_);
+  }
+  return Status::OK();
+}
+
+Status RandomAccessFile::ReadV(uint64_t offset, const Slice* bufs, size_t nbufs) {
+  std::vector<struct iovec> iov(nbufs);
+  size_t total = 0;
+  for (size_t i = 0; i < nbufs; i++) {
+    iov[i].iov_base = bufs[i].mutable_data();
+    iov[i].iov_len = bufs[i].size();
+    total += bufs[i].size();
+  }
+  uint64_t pos = offset;
+  size_t done = 0;
+  size_t first = 0;  // first iovec not yet filled
+  while (done < total) {
+    IoFault fault = IoFaultInjector::OnCall(IoOp::kRead, filename_);
+    ssize_t r;
+    if (fault == IoFault::kEIO) {
+      errno = EIO;
+      r = -1;
+    } else if (fault == IoFault::kUnexpectedEof) {
+      r = 0;
+    } else if (fault == IoFault::kShortRead) {
+      size_t len = iov[first].iov_len > 1 ? iov[first].iov_len / 2 : iov[first].iov_len;
+      r = ::pread(fd_, iov[first].iov_base, len, static_cast<off_t>(pos));
+    } else {
+      r = ::preadv(fd_, &iov[first], static_cast<int>(nbufs - first), static_cast<off_t>(pos));
+    }
+    stats_.read_syscalls++;
+    g_read_syscalls.fetch_add(1, std::memory_order_relaxed);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Status::FromErrno(OffsetContext(filename_, "read", offset, total), errno);
+    }
+    if (r == 0) {
+      return Status::IOError(OffsetContext(filename_, "read", offset, total),
+                             "file ended after " + std::to_string(done) + " bytes");
+    }
+    stats_.bytes_read += r;
+    g_bytes_read.fetch_add(r, std::memory_order_relaxed);
+    done += r;
+    pos += r;
+    // Advance past the iovecs this call filled; trim a partly filled one.
+    size_t adv = static_cast<size_t>(r);
+    while (adv > 0 && adv >= iov[first].iov_len) {
+      adv -= iov[first].iov_len;
+      first++;
+    }
+    if (adv > 0) {
+      iov[first].iov_base = static_cast<uint8_t*>(iov[first].iov_base) + adv;
+      iov[first].iov_len -= adv;
+    }
+  }
+  if (cipher_) {
+    uint64_t off = offset;
+    for (size_t i = 0; i < nbufs; i++) {
+      RETURN_NOT_OK_PREPEND(
+          DecryptReadInPlace(cipher_.get(), off, bufs[i].mutable_data(), bufs[i].size()),
+          filename_);
+      off += bufs[i].size();
+    }
+  }
+  return Status::OK();
+}
+
+void RandomAccessFile::Prefetch(uint64_t offset, uint64_t len) {
+  ::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(len), POSIX_FADV_WILLNEED);
+}
+
+void RandomAccessFile::DropCache() { ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); }
+
+// ---------------------------------------------------------------------------
+
+Status WritableFile::Open(const std::string& path, CreateMode mode, const WriteEncryption& enc,
+                          std::unique_ptr<WritableFile>* file) {
+  int flags = O_RDWR | O_CLOEXEC;
+  switch (mode) {
+    case CreateMode::kCreateNew: flags |= O_CREAT | O_EXCL; break;
+    case CreateMode::kTruncate: flags |= O_CREAT | O_TRUNC; break;
+    case CreateMode::kOpenExisting: break;
+  }
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags, 0644);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return Status::FromErrno(path, errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Status::FromErrno(path, err);
+  }
+  std::unique_ptr<WritableFile> f(new WritableFile(path, fd, st.st_size));
+  if (enc.server_key == nullptr || enc.server_key->empty()) {
+    *file = std::move(f);
+    return Status::OK();
+  }
+  if (mode == CreateMode::kOpenExisting && f->size_ > 0) {
+    uint8_t header[kEncryptionHeaderSize];
+    ssize_t r = ::pread(fd, header, sizeof(header), 0);
+    if (r != static_cast<ssize_t>(sizeof(header))) {
+      return Status::Corruption(path + ": cannot read its 64-byte encryption header");
+    }
+    CipherAlgorithm alg;
+    std::string key;
+    RETURN_NOT_OK(ParseEncryptionHeader(path, Slice(header, sizeof(header)), *enc.server_key,
+                                        &alg, &key));
+    RETURN_NOT_OK_PREPEND(FileCipher::Create(alg, key, &f->cipher_), path);
+  } else {
+    std::string key = enc.file_key;
+    if (key.empty()) RETURN_NOT_OK(GenerateFileKey(enc.algorithm, &key));
+    std::string header;
+    RETURN_NOT_OK_PREPEND(BuildEncryptionHeader(enc.algorithm, key, *enc.server_key, &header), path);
+    RETURN_NOT_OK_PREPEND(FileCipher::Create(enc.algorithm, key, &f->cipher_), path);
+    // The header is written in the clear, by the raw path.
+    RETURN_NOT_OK(f->PwriteFully(0, reinterpret_cast<const uint8_t*>(header.data()), header.size()));
+    f->size_ = std::max<uint64_t>(f->size_, header.size());
+  }
+  *file = std::move(f);
+  return Status::OK();
+}
+
+WritableFile::~WritableFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status WritableFile::PwriteFully(uint64_t offset, const uint8_t* data, size_t n) {
+  uint64_t pos = offset;
+  while (n > 0) {
+    IoFault fault = IoFaultInjector::OnCall(IoOp::kWrite, filename_);
+    ssize_t r;
+    if (fault == IoFault::kEIO) {
+      errno = EIO;
+      r = -1;
+    } else {
+      r = ::pwrite(fd_, data, n, static_cast<off_t>(pos));
+    }
+    stats_.write_syscalls++;
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Status::FromErrno(OffsetContext(filename_, "write", offset, n), errno);
+    }
+    stats_.bytes_written += r;
+    data += r;
+    pos += r;
+    n -= r;
+  }
+  return Status::OK();
+}
+
+Status WritableFile::Write(uint64_t offset, Slice data) {
+  if (offset < encryption_header_size()) {
+    return Status::InvalidArgument(filename_ + ": write at offset " + std::to_string(offset) +
+                                   " would overwrite the encryption header");
+  }
+  const uint8_t* src = data.data();
+  if (cipher_) {
+    scratch_.resize(data.size());
+    auto* dst = reinterpret_cast<uint8_t*>(&scratch_[0]);
+    RETURN_NOT_OK_PREPEND(cipher_->Crypt(offset, data.data(), dst, data.size()), filename_);
+    src = dst;
+  }
+  RETURN_NOT_OK(PwriteFully(offset, src, data.size()));
+  size_ = std::max<uint64_t>(size_, offset + data.size());
+  return Status::OK();
+}
+
+Status WritableFile::Sync() {
+  if (IoFaultInjector::OnCall(IoOp::kSync, filename_) == IoFault::kEIO) {
+    return Status::FromErrno(filename_ + ": fsync", EIO);
+  }
+  if (::fdatasync(fd_) != 0) return Status::FromErrno(filename_ + ": fsync", errno);
+  return Status::OK();
+}
+
+Status WritableFile::Truncate(uint64_t size) {
+  if (IoFaultInjector::OnCall(IoOp::kTruncate, filename_) == IoFault::kEIO) {
+    return Status::FromErrno(filename_ + ": truncate to " + std::to_string(size), EIO);
+  }
+  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
+    return Status::FromErrno(filename_ + ": truncate to " + std::to_string(size), errno);
+  }
+  size_ = size;
+  return Status::OK();
+}
+
+Status WritableFile::PunchHole(uint64_t offset, uint64_t len) {
+  if (len == 0) return Status::OK();
+  if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                  static_cast<off_t>(len)) != 0) {
+    // Filesystems without hole punching keep the bytes; that costs space only.
+    if (errno == EOPNOTSUPP) return Status::OK();
+    return Status::FromErrno(filename_ + ": punch hole at offset " + std::to_string(offset), errno);
+  }
+  return Status::OK();
+}
+
+Status WritableFile::Close() {
+  if (fd_ < 0) return Status::OK();
+  int r = ::close(fd_);
+  fd_ = -1;
+  if (r != 0) return Status::FromErrno(filename_ + ": close", errno);
+  return Status::OK();
+}
+
+}  // namespace kudu

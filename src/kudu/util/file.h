@@ -1,0 +1,136 @@
+// The file layer: the only code in the project that issues file I/O system
+// calls. Every read goes through RandomAccessFile so that (a) read syscalls
+// and bytes are counted per file and process-wide, which is how the replay
+// statistics and the benchmark report exact figures, and (b) faults can be
+// injected in one place (io_fault_injector.h). Encrypted files are decrypted
+// here for the reference path; the whole-file strategies ask for raw
+// ciphertext and decrypt it themselves.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "kudu/util/encryption.h"
+#include "kudu/util/slice.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+
+struct FileIoStats {
+  uint64_t read_syscalls = 0;
+  uint64_t bytes_read = 0;
+  uint64_t write_syscalls = 0;
+  uint64_t bytes_written = 0;
+};
+
+// Process-wide totals of the read system calls the file layer issued, for
+// cross-checking against `strace -c`.
+uint64_t GlobalReadSyscalls();
+uint64_t GlobalBytesRead();
+
+class RandomAccessFile {
+ public:
+  // Opens `path` for reading. With a server key the file must carry the
+  // 64-byte encryption header (read and checked here, one read syscall);
+  // a plain file costs no read here (the container reader recognises an
+  // encrypted file opened without a key by its magic).
+  static Status Open(const std::string& path, const ServerKey* server_key,
+                     std::unique_ptr<RandomAccessFile>* file);
+  ~RandomAccessFile();
+  RandomAccessFile(const RandomAccessFile&) = delete;
+  RandomAccessFile& operator=(const RandomAccessFile&) = delete;
+
+  // Reads exactly `n` bytes at raw file offset `offset` (header included),
+  // looping on short reads. An encrypted file's bytes are decrypted as one
+  // read under the all-zero rule. Fails with IOError naming the file and
+  // offset if the file ends first.
+  Status Read(uint64_t offset, uint8_t* buf, size_t n);
+  // One preadv() filling every buffer in order; each buffer is decrypted as
+  // its own read, as Kudu's ReadV does.
+  Status ReadV(uint64_t offset, const Slice* bufs, size_t nbufs);
+  // The bytes as on disk (ciphertext for an encrypted file).
+  Status ReadRaw(uint64_t offset, uint8_t* buf, size_t n);
+
+  // Asks the kernel to start reading [offset, offset+len) into the page cache.
+  void Prefetch(uint64_t offset, uint64_t len);
+  // Asks the kernel to drop the file's cached pages (cold-start benchmarks).
+  void DropCache();
+
+  const std::string& filename() const { return filename_; }
+  // Raw size on disk, header included (fixed at open).
+  uint64_t size() const { return size_; }
+  size_t encryption_header_size() const { return cipher_ ? kEncryptionHeaderSize : 0; }
+  bool encrypted() const { return cipher_ != nullptr; }
+  // The file's cipher, or null for a plain file.
+  FileCipher* cipher() const { return cipher_.get(); }
+  const FileIoStats& stats() const { return stats_; }
+  int fd() const { return fd_; }
+
+ private:
+  RandomAccessFile(std::string filename, int fd, uint64_t size)
+      : filename_(std::move(filename)), fd_(fd), size_(size) {}
+  Status PreadFully(uint64_t offset, uint8_t* buf, size_t n);
+
+  const std::string filename_;
+  const int fd_;
+  const uint64_t size_;
+  std::unique_ptr<FileCipher> cipher_;
+  FileIoStats stats_;
+};
+
+// How a writable file is opened.
+enum class CreateMode {
+  kCreateNew,     // fail if it exists (O_EXCL)
+  kTruncate,      // create or truncate to empty
+  kOpenExisting,  // must exist; keeps its contents
+};
+
+// Encryption for a new writable file: with a server key the file gets a fresh
+// header wrapping `file_key` (random when empty).
+struct WriteEncryption {
+  const ServerKey* server_key = nullptr;
+  CipherAlgorithm algorithm = CipherAlgorithm::kAes128Ctr;
+  std::string file_key;
+};
+
+class WritableFile {
+ public:
+  // For kOpenExisting on an encrypted file, `enc.server_key` unwraps the key
+  // from the existing header.
+  static Status Open(const std::string& path, CreateMode mode, const WriteEncryption& enc,
+                     std::unique_ptr<WritableFile>* file);
+  ~WritableFile();
+  WritableFile(const WritableFile&) = delete;
+  WritableFile& operator=(const WritableFile&) = delete;
+
+  // Writes `data` at raw offset `offset` (encrypting a copy when encrypted).
+  Status Write(uint64_t offset, Slice data);
+  // Writes at the current end of the file.
+  Status Append(Slice data) { return Write(size_, data); }
+  Status Sync();
+  Status Truncate(uint64_t size);
+  // Frees the space of [offset, offset+len) (hole punching, as Kudu does for
+  // deleted blocks); the size is unchanged.
+  Status PunchHole(uint64_t offset, uint64_t len);
+  Status Close();
+
+  const std::string& filename() const { return filename_; }
+  uint64_t size() const { return size_; }
+  size_t encryption_header_size() const { return cipher_ ? kEncryptionHeaderSize : 0; }
+  const FileIoStats& stats() const { return stats_; }
+
+ private:
+  WritableFile(std::string filename, int fd, uint64_t size)
+      : filename_(std::move(filename)), fd_(fd), size_(size) {}
+  Status PwriteFully(uint64_t offset, const uint8_t* data, size_t n);
+
+  const std::string filename_;
+  int fd_;
+  uint64_t size_;
+  std::unique_ptr<FileCipher> cipher_;
+  std::string scratch_;  // ciphertext staging, reused across writes
+  FileIoStats stats_;
+};
+
+}  // namespace kudu

@@ -1,0 +1,232 @@
+// The PB container record reader: §2 of docs/on-disk-format.md, step by step,
+// written once. It is a template over where the bytes come from (a Source),
+// so the reference streaming path (FileRecordSource: one read system call per
+// step) and the whole-file strategies (a buffer in memory) run the very same
+// decisions, and an in-memory source pays no virtual call per record.
+//
+// A Source provides:
+//   const std::string& filename() const;
+//   uint64_t size() const;        // raw file size, encryption header included
+//   uint64_t data_start() const;  // raw offset of the file header (0 or 64)
+//   // The `n` bytes at raw `offset` as one read; offset + n <= size().
+//   // The view stays valid until the next call.
+//   Status Read(uint64_t offset, size_t n, Slice* out);
+//   // Whether [offset, offset + n) reads as zeros, read in chunks of
+//   // kZeroCheckChunkSize, one read each (the zero-tail check of step 3).
+//   Status ReadIsAllZero(uint64_t offset, uint64_t n, bool* all_zero);
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kudu/util/crc32c.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/file.h"
+#include "kudu/util/pb_container_format.h"
+#include "kudu/util/pb_util.pb.h"
+#include "kudu/util/slice.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+
+template <class Source>
+class PbContainerRecordReader {
+ public:
+  explicit PbContainerRecordReader(Source* source) : src_(source) {}
+
+  // Reads and checks the file header and the supplemental header. Any
+  // failure is fatal for the file: Corruption (or IOError) naming the file
+  // and offset, never Incomplete.
+  Status ReadHeaders(const std::string& expected_pb_type);
+
+  // Reads the next record. OK: `*body` is the record's body, which started at
+  // record_offset(). EndOfFile: the file ended cleanly. Incomplete: a partial
+  // trailing record at record_offset() (v2 only). Corruption / IOError: the
+  // message names the file and record_offset().
+  Status ReadNextRecord(Slice* body);
+
+  uint64_t record_offset() const { return record_offset_; }
+  uint64_t next_offset() const { return offset_; }
+  uint32_t version() const { return version_; }
+  Source* source() const { return src_; }
+
+ private:
+  std::string Where(uint64_t offset) const {
+    return src_->filename() + ": record at offset " + std::to_string(offset);
+  }
+  // v1 cannot tell a torn write from damage: every Incomplete is Corruption.
+  Status IncompleteOrCorruption(uint64_t offset, const std::string& what) const {
+    if (version_ == pb_container::kVersion1) {
+      return Status::Corruption(Where(offset), what + " (v1 file: treated as corruption)");
+    }
+    return Status::Incomplete(Where(offset), "partial trailing record: " + what);
+  }
+
+  Source* const src_;
+  uint32_t version_ = 0;
+  uint64_t offset_ = 0;
+  uint64_t record_offset_ = 0;
+};
+
+// The reference source: every Read is one read system call on the file (the
+// file decrypts it under the per-read all-zero rule when encrypted).
+class FileRecordSource {
+ public:
+  explicit FileRecordSource(RandomAccessFile* file) : file_(file) {}
+
+  const std::string& filename() const { return file_->filename(); }
+  uint64_t size() const { return file_->size(); }
+  uint64_t data_start() const { return file_->encryption_header_size(); }
+
+  Status Read(uint64_t offset, size_t n, Slice* out) {
+    if (buf_.size() < n) buf_.resize(n);
+    RETURN_NOT_OK(file_->Read(offset, buf_.data(), n));
+    *out = Slice(buf_.data(), n);
+    return Status::OK();
+  }
+
+  Status ReadIsAllZero(uint64_t offset, uint64_t n, bool* all_zero) {
+    while (n > 0) {
+      size_t chunk = n < pb_container::kZeroCheckChunkSize ? n : pb_container::kZeroCheckChunkSize;
+      Slice s;
+      RETURN_NOT_OK(Read(offset, chunk, &s));
+      if (!IsAllZero(s.data(), s.size())) {
+        *all_zero = false;
+        return Status::OK();
+      }
+      offset += chunk;
+      n -= chunk;
+    }
+    *all_zero = true;
+    return Status::OK();
+  }
+
+ private:
+  RandomAccessFile* const file_;
+  std::vector<uint8_t> buf_;
+};
+
+// ---------------------------------------------------------------------------
+
+template <class Source>
+Status PbContainerRecordReader<Source>::ReadHeaders(const std::string& expected_pb_type) {
+  namespace pbc = pb_container;
+  const uint64_t start = src_->data_start();
+  const uint64_t size = src_->size();
+  const std::string& name = src_->filename();
+  if (size < start + pbc::kHeaderReadSize) {
+    return Status::Corruption(name + ": offset " + std::to_string(start) +
+                              ": file of " + std::to_string(size) +
+                              " bytes is too short for a PB container header");
+  }
+  Slice h;
+  RETURN_NOT_OK(src_->Read(start, pbc::kHeaderReadSize, &h));
+  if (std::memcmp(h.data(), pbc::kMagic, pbc::kMagicSize) != 0) {
+    if (start == 0 && HasEncryptionMagic(h)) {
+      return Status::NotSupported(name + ": file is encrypted but no server key was given (--server_key_hex)");
+    }
+    return Status::Corruption(name + ": offset " + std::to_string(start) +
+                              ": bad PB container magic (expected 'kuducntr')");
+  }
+  version_ = pbc::DecodeFixed32(h.data() + pbc::kMagicSize);
+  if (version_ != pbc::kVersion1 && version_ != pbc::kVersion2) {
+    return Status::Corruption(name + ": offset " + std::to_string(start + pbc::kMagicSize) +
+                              ": unsupported PB container version " + std::to_string(version_));
+  }
+  if (version_ == pbc::kVersion2) {
+    uint32_t stored = pbc::DecodeFixed32(h.data() + 12);
+    uint32_t computed = crc::Crc32c(h.data(), 12);
+    if (stored != computed) {
+      return Status::Corruption(name + ": offset " + std::to_string(start + 12) +
+                                ": file header checksum mismatch");
+    }
+  }
+  offset_ = start + pbc::HeaderSize(version_);
+
+  Slice body;
+  Status s = ReadNextRecord(&body);
+  if (!s.ok()) {
+    if (s.IsIOError()) return s;
+    return Status::Corruption(name + ": supplemental header at offset " +
+                              std::to_string(record_offset_) + " is damaged or missing",
+                              s.message());
+  }
+  ContainerSupHeaderPB sup;
+  if (!sup.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+    return Status::Corruption(name + ": supplemental header at offset " +
+                              std::to_string(record_offset_) + " does not parse");
+  }
+  if (sup.pb_type() != expected_pb_type) {
+    return Status::Corruption(name + ": supplemental header names record type '" +
+                              sup.pb_type() + "', expected '" + expected_pb_type + "'");
+  }
+  return Status::OK();
+}
+
+template <class Source>
+Status PbContainerRecordReader<Source>::ReadNextRecord(Slice* body) {
+  namespace pbc = pb_container;
+  const uint64_t o = offset_;
+  const uint64_t size = src_->size();
+  record_offset_ = o;
+  // Step 1: clean end.
+  if (o == size) return Status::EndOfFile(src_->filename() + ": end of file");
+  const size_t prefix = pbc::RecordPrefixSize(version_);
+  // Step 2: the length (and its checksum).
+  if (o + prefix > size) {
+    return IncompleteOrCorruption(o, "only " + std::to_string(size - o) + " of its " +
+                                         std::to_string(prefix) + " header bytes are in the file");
+  }
+  Slice h;
+  RETURN_NOT_OK(src_->Read(o, prefix, &h));
+  const uint32_t len = pbc::DecodeFixed32(h.data());
+  if (version_ == pbc::kVersion2) {
+    const uint32_t len_crc = pbc::DecodeFixed32(h.data() + 4);
+    // Step 3: a zero-filled tail is a write whose size reached disk before
+    // its data.
+    if (len == 0 && len_crc == 0) {
+      bool rest_zero = false;
+      RETURN_NOT_OK(src_->ReadIsAllZero(o + prefix, size - (o + prefix), &rest_zero));
+      if (rest_zero) {
+        return Status::Incomplete(Where(o), "partial trailing record: zero-filled tail of " +
+                                                std::to_string(size - o) + " bytes");
+      }
+    }
+    // Step 4.
+    uint8_t len_bytes[4];
+    pbc::EncodeFixed32(len_bytes, len);
+    const uint32_t computed = crc::Crc32c(len_bytes, 4);
+    if (computed != len_crc) {
+      return Status::Corruption(Where(o), "length checksum mismatch (length " + std::to_string(len) +
+                                              ")");
+    }
+  }
+  // Step 5: body and trailing checksum, checked against the file size in
+  // 64-bit arithmetic before anything is read or allocated.
+  const uint64_t body_end = o + prefix + static_cast<uint64_t>(len) + 4;
+  if (body_end > size) {
+    return IncompleteOrCorruption(o, "a " + std::to_string(len) + "-byte body runs past the end of the file (" +
+                                         std::to_string(size) + " bytes)");
+  }
+  Slice b;
+  RETURN_NOT_OK(src_->Read(o + prefix, static_cast<size_t>(len) + 4, &b));
+  const uint32_t stored = pbc::DecodeFixed32(b.data() + len);
+  uint32_t computed;
+  if (version_ == pbc::kVersion2) {
+    computed = crc::Crc32c(b.data(), len);
+  } else {
+    uint8_t len_bytes[4];
+    pbc::EncodeFixed32(len_bytes, len);
+    computed = crc::Crc32cExtend(crc::Crc32c(len_bytes, 4), b.data(), len);
+  }
+  // Step 6.
+  if (stored != computed) {
+    return Status::Corruption(Where(o), "body checksum mismatch (length " + std::to_string(len) + ")");
+  }
+  *body = Slice(b.data(), len);
+  offset_ = body_end;
+  return Status::OK();
+}
+
+}  // namespace kudu

@@ -1,0 +1,43 @@
+#include "kudu/util/crc32c.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace kudu {
+namespace crc {
+
+TEST(Crc32cTest, FormatDocVectors) {
+  EXPECT_EQ(0xE3069283u, Crc32c("123456789", 9));
+  EXPECT_EQ(0x0A9421B7u, Crc32c("abcdefgh", 8));
+  EXPECT_EQ(0xE3069283u, Crc32cSoftware(0, "123456789", 9));
+  EXPECT_EQ(0x0A9421B7u, Crc32cSoftware(0, "abcdefgh", 8));
+  EXPECT_EQ(0u, Crc32c("", 0));
+}
+
+TEST(Crc32cTest, HardwareMatchesSoftwareOnEveryLength) {
+  if (!HardwareCrc32cAvailable()) GTEST_SKIP() << "no SSE4.2 on this CPU";
+  std::mt19937 rng(42);
+  std::vector<uint8_t> buf(1024 + 8);
+  for (auto& b : buf) b = static_cast<uint8_t>(rng());
+  for (size_t len = 0; len <= 1024; len++) {
+    for (size_t misalign = 0; misalign < 3; misalign++) {
+      ASSERT_EQ(Crc32cSoftware(0, buf.data() + misalign, len),
+                Crc32cHardware(0, buf.data() + misalign, len))
+          << "length " << len << " misalignment " << misalign;
+    }
+  }
+}
+
+TEST(Crc32cTest, ExtendEqualsWhole) {
+  std::string s = "the quick brown fox jumps over the lazy dog";
+  for (size_t cut = 0; cut <= s.size(); cut++) {
+    uint32_t a = Crc32c(s.data(), cut);
+    EXPECT_EQ(Crc32c(s.data(), s.size()), Crc32cExtend(a, s.data() + cut, s.size() - cut));
+  }
+}
+
+}  // namespace crc
+}  // namespace kudu

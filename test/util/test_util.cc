@@ -1,0 +1,169 @@
+#include "test_util.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "kudu/util/env.h"
+#include "kudu/util/file.h"
+#include "kudu/util/pb_container_writer.h"
+
+namespace kudu {
+namespace test {
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TEST_TMPDIR");
+  std::string prefix = "kudu-test";
+  std::string dir;
+  if (base && *base) {
+    setenv("TMPDIR", base, 1);
+  }
+  Status s = env::MakeTempDir(prefix, &dir);
+  if (!s.ok()) std::abort();
+  path_ = dir;
+}
+
+TempDir::~TempDir() {
+  if (std::getenv("KUDU_KEEP_TEST_FILES") == nullptr) (void)env::DeleteRecursively(path_);
+}
+
+std::string TempDir::Join(const std::string& name) const { return env::JoinPath(path_, name); }
+
+BlockRecordPB MakeCreate(uint64_t id, int64_t offset, int64_t length, uint64_t timestamp_us) {
+  BlockRecordPB r;
+  r.mutable_block_id()->set_id(id);
+  r.set_op_type(CREATE);
+  r.set_timestamp_us(timestamp_us);
+  r.set_offset(offset);
+  r.set_length(length);
+  return r;
+}
+
+BlockRecordPB MakeDelete(uint64_t id, uint64_t timestamp_us) {
+  BlockRecordPB r;
+  r.mutable_block_id()->set_id(id);
+  r.set_op_type(DELETE);
+  r.set_timestamp_us(timestamp_us);
+  return r;
+}
+
+Status WriteMetadataFile(const std::string& path, const std::vector<BlockRecordPB>& records,
+                         const MetadataFileOptions& opts) {
+  WriteEncryption enc;
+  enc.server_key = opts.server_key;
+  enc.algorithm = opts.algorithm;
+  std::unique_ptr<WritableFile> file;
+  RETURN_NOT_OK(WritableFile::Open(path, CreateMode::kTruncate, enc, &file));
+  std::unique_ptr<PbContainerWriter> writer;
+  RETURN_NOT_OK(PbContainerWriter::Create(std::move(file), opts.version,
+                                          BlockRecordPB::descriptor(), &writer));
+  if (opts.one_write_per_record) {
+    for (const auto& r : records) RETURN_NOT_OK(writer->Append(r));
+  } else {
+    std::vector<const google::protobuf::Message*> batch;
+    for (const auto& r : records) batch.push_back(&r);
+    RETURN_NOT_OK(writer->AppendBatch(batch));
+  }
+  return writer->Close();
+}
+
+std::vector<BlockRecordPB> MakeRecordSequence(int n, int delete_every, uint64_t first_id) {
+  std::vector<BlockRecordPB> out;
+  std::vector<uint64_t> live;
+  uint64_t next_id = first_id;
+  int64_t offset = 0;
+  uint64_t ts = 1000;
+  size_t delete_cursor = 0;
+  for (int i = 0; i < n; i++) {
+    if (delete_every > 0 && i % delete_every == delete_every - 1 && delete_cursor < live.size()) {
+      out.push_back(MakeDelete(live[delete_cursor++], ts++));
+      continue;
+    }
+    int64_t len = 100 + (i * 37) % 5000;
+    out.push_back(MakeCreate(next_id, offset, len, ts++));
+    live.push_back(next_id++);
+    offset += (len + 4095) / 4096 * 4096;
+  }
+  return out;
+}
+
+Status ReadFileToString(const std::string& path, std::string* contents) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError(path + ": cannot open for reading");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *contents = ss.str();
+  return Status::OK();
+}
+
+Status WriteStringToFile(const std::string& path, const std::string& contents) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::IOError(path + ": cannot open for writing");
+  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  return out ? Status::OK() : Status::IOError(path + ": write failed");
+}
+
+namespace {
+Status PatchByte(const std::string& path, uint64_t offset, bool flip, uint8_t v) {
+  int fd = ::open(path.c_str(), O_RDWR);
+  if (fd < 0) return Status::FromErrno(path, errno);
+  uint8_t b = 0;
+  if (::pread(fd, &b, 1, static_cast<off_t>(offset)) != 1) {
+    ::close(fd);
+    return Status::IOError(path + ": no byte at offset " + std::to_string(offset));
+  }
+  b = flip ? static_cast<uint8_t>(b ^ v) : v;
+  ssize_t w = ::pwrite(fd, &b, 1, static_cast<off_t>(offset));
+  ::close(fd);
+  return w == 1 ? Status::OK() : Status::IOError(path + ": pwrite failed");
+}
+}  // namespace
+
+Status FlipByte(const std::string& path, uint64_t offset, uint8_t xor_mask) {
+  return PatchByte(path, offset, true, xor_mask);
+}
+
+Status SetByte(const std::string& path, uint64_t offset, uint8_t value) {
+  return PatchByte(path, offset, false, value);
+}
+
+Status TruncateFileTo(const std::string& path, uint64_t size) {
+  if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0) return Status::FromErrno(path, errno);
+  return Status::OK();
+}
+
+Status ZeroFillFrom(const std::string& path, uint64_t offset) {
+  uint64_t size = FileSizeOrDie(path);
+  if (offset >= size) return Status::OK();
+  int fd = ::open(path.c_str(), O_RDWR);
+  if (fd < 0) return Status::FromErrno(path, errno);
+  std::string zeros(size - offset, '\0');
+  ssize_t w = ::pwrite(fd, zeros.data(), zeros.size(), static_cast<off_t>(offset));
+  ::close(fd);
+  return w == static_cast<ssize_t>(zeros.size()) ? Status::OK() : Status::IOError(path + ": pwrite failed");
+}
+
+Status AppendZeros(const std::string& path, uint64_t n) {
+  std::ofstream out(path, std::ios::binary | std::ios::app);
+  std::string zeros(n, '\0');
+  out.write(zeros.data(), static_cast<std::streamsize>(n));
+  return out ? Status::OK() : Status::IOError(path + ": append failed");
+}
+
+uint64_t FileSizeOrDie(const std::string& path) {
+  uint64_t size = 0;
+  if (!env::GetFileSize(path, &size).ok()) std::abort();
+  return size;
+}
+
+ServerKey TestServerKey(size_t bytes) {
+  std::string k;
+  for (size_t i = 0; i < bytes; i++) k.push_back(static_cast<char>(0x11 * (i + 1) + 3));
+  return ServerKey::FromBytes(k);
+}
+
+}  // namespace test
+}  // namespace kudu

@@ -1,0 +1,65 @@
+// Helpers shared by the tests: real temporary directories, metadata files
+// written through the project's own writer, and functions that break real
+// files on purpose (flip, truncate, zero-fill).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kudu/fs/fs.pb.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+namespace test {
+
+// A fresh directory under $TEST_TMPDIR or /tmp, removed with its contents on
+// destruction (unless KUDU_KEEP_TEST_FILES is set).
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  std::string Join(const std::string& name) const;
+
+ private:
+  std::string path_;
+};
+
+BlockRecordPB MakeCreate(uint64_t id, int64_t offset, int64_t length, uint64_t timestamp_us = 1);
+BlockRecordPB MakeDelete(uint64_t id, uint64_t timestamp_us = 2);
+
+struct MetadataFileOptions {
+  uint32_t version = 2;
+  const ServerKey* server_key = nullptr;  // encrypt when set
+  CipherAlgorithm algorithm = CipherAlgorithm::kAes128Ctr;
+  // Write every record with its own write (false: one batched write).
+  bool one_write_per_record = false;
+};
+
+// Writes a complete metadata file at `path` holding `records`.
+Status WriteMetadataFile(const std::string& path, const std::vector<BlockRecordPB>& records,
+                         const MetadataFileOptions& opts = MetadataFileOptions());
+
+// A plausible server sequence of `n` records: CREATEs at increasing aligned
+// offsets with a DELETE of an earlier block every `delete_every` records.
+std::vector<BlockRecordPB> MakeRecordSequence(int n, int delete_every = 3, uint64_t first_id = 1);
+
+// Raw byte surgery on real files.
+Status ReadFileToString(const std::string& path, std::string* contents);
+Status WriteStringToFile(const std::string& path, const std::string& contents);
+Status FlipByte(const std::string& path, uint64_t offset, uint8_t xor_mask = 0xff);
+Status SetByte(const std::string& path, uint64_t offset, uint8_t value);
+Status TruncateFileTo(const std::string& path, uint64_t size);
+// Overwrites [offset, end of file) with zeros.
+Status ZeroFillFrom(const std::string& path, uint64_t offset);
+// Appends `n` zero bytes (a torn append whose size reached disk first).
+Status AppendZeros(const std::string& path, uint64_t n);
+uint64_t FileSizeOrDie(const std::string& path);
+
+// A fixed server key of `bytes` bytes for tests.
+ServerKey TestServerKey(size_t bytes = 16);
+
+}  // namespace test
+}  // namespace kudu
