@@ -1,0 +1,41 @@
+// A PbContainerRecordReader source over bytes already in memory: a "read" is
+// a pointer into the buffer, so a record costs no system call and no copy.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kudu/util/encryption.h"
+#include "kudu/util/slice.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+
+class BufferRecordSource {
+ public:
+  // `buf` holds the file's bytes [data_start, size).
+  BufferRecordSource(const std::string& filename, const uint8_t* buf, uint64_t data_start,
+                     uint64_t size)
+      : filename_(filename), buf_(buf), data_start_(data_start), size_(size) {}
+
+  const std::string& filename() const { return filename_; }
+  uint64_t size() const { return size_; }
+  uint64_t data_start() const { return data_start_; }
+
+  Status Read(uint64_t offset, size_t n, Slice* out) {
+    *out = Slice(buf_ + (offset - data_start_), n);
+    return Status::OK();
+  }
+  Status ReadIsAllZero(uint64_t offset, uint64_t n, bool* all_zero) {
+    *all_zero = IsAllZero(buf_ + (offset - data_start_), n);
+    return Status::OK();
+  }
+
+ private:
+  const std::string& filename_;
+  const uint8_t* const buf_;
+  const uint64_t data_start_;
+  const uint64_t size_;
+};
+
+}  // namespace kudu

@@ -1,0 +1,103 @@
+#include "kudu/fs/container_replay_state.h"
+
+#include "kudu/fs/fs.pb.h"
+
+namespace kudu {
+
+ContainerReplayState::ContainerReplayState(uint64_t data_file_size, uint64_t data_start,
+                                           uint64_t fs_block_size)
+    : data_file_size_(data_file_size),
+      data_start_(data_start),
+      fs_block_size_(fs_block_size ? fs_block_size : 4096) {
+  Reset();
+}
+
+void ContainerReplayState::Reset() {
+  live_.clear();
+  malformed_.clear();
+  live_bytes_ = 0;
+  live_bytes_aligned_ = 0;
+  total_blocks_ = 0;
+  total_bytes_ = 0;
+  max_block_id_ = 0;
+  next_write_offset_ = AlignUp(data_start_);
+  records_ = 0;
+}
+
+void ContainerReplayState::Reserve(size_t records) { live_.reserve(records); }
+
+uint64_t ContainerReplayState::AlignUp(uint64_t v) const {
+  const uint64_t rem = v % fs_block_size_;
+  if (rem == 0) return v;
+  const uint64_t pad = fs_block_size_ - rem;
+  return v > UINT64_MAX - pad ? UINT64_MAX : v + pad;
+}
+
+void ContainerReplayState::Malformed(const BlockRecordPB& record, uint64_t offset,
+                                     std::string reason) {
+  malformed_.push_back(MalformedRecord{record.block_id().id(), offset, std::move(reason)});
+}
+
+void ContainerReplayState::OnRecord(const BlockRecordPB& record, uint64_t offset) {
+  records_++;
+  const uint64_t id = record.block_id().id();
+  switch (record.op_type()) {
+    case CREATE: {
+      if (!record.has_offset() || !record.has_length()) {
+        Malformed(record, offset, "CREATE record without offset or length");
+        return;
+      }
+      const int64_t off = record.offset();
+      const int64_t len = record.length();
+      if (off < 0 || len < 0) {
+        Malformed(record, offset,
+                  "CREATE record with negative offset " + std::to_string(off) + " or length " +
+                      std::to_string(len));
+        return;
+      }
+      const uint64_t uoff = static_cast<uint64_t>(off), ulen = static_cast<uint64_t>(len);
+      if (uoff > UINT64_MAX - ulen) {
+        Malformed(record, offset, "CREATE record whose offset + length overflows");
+        return;
+      }
+      const uint64_t end = uoff + ulen;
+      if (len > 0 && end > data_file_size_) {
+        Malformed(record, offset,
+                  "CREATE record for bytes [" + std::to_string(uoff) + ", " + std::to_string(end) +
+                      ") past the end of the data file (" + std::to_string(data_file_size_) +
+                      " bytes)");
+        return;
+      }
+      auto inserted = live_.try_emplace(id, BlockLocation{off, len});
+      if (!inserted.second) {
+        Malformed(record, offset, "CREATE record for a block that is already live");
+        return;
+      }
+      live_bytes_ += ulen;
+      live_bytes_aligned_ += AlignUp(ulen);
+      total_blocks_++;
+      total_bytes_ += ulen;
+      if (id > max_block_id_ || total_blocks_ == 1) max_block_id_ = id;
+      const uint64_t next = AlignUp(end);
+      if (next > next_write_offset_) next_write_offset_ = next;
+      return;
+    }
+    case DELETE: {
+      auto it = live_.find(id);
+      if (it == live_.end()) {
+        Malformed(record, offset, "DELETE record for a block that is not live");
+        return;
+      }
+      const uint64_t ulen = static_cast<uint64_t>(it->second.length);
+      live_bytes_ -= ulen;
+      live_bytes_aligned_ -= AlignUp(ulen);
+      live_.erase(it);
+      return;
+    }
+    default:
+      Malformed(record, offset, "record with op_type UNKNOWN");
+      return;
+  }
+}
+
+}  // namespace kudu

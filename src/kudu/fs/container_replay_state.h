@@ -1,0 +1,83 @@
+// What a container's records mean (§4 of docs/on-disk-format.md), written
+// once. Every strategy feeds the same code through the BlockRecordSink
+// interface; the state is local to one container and is merged into the
+// server's block map only after its replay has ended (and, after a fallback,
+// only the Streaming replay's state is kept).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "kudu/fs/replay_outcome.h"
+
+namespace kudu {
+
+struct BlockLocation {
+  int64_t offset = 0;
+  int64_t length = 0;
+  bool operator==(const BlockLocation& o) const { return offset == o.offset && length == o.length; }
+};
+
+struct MalformedRecord {
+  uint64_t block_id = 0;
+  uint64_t record_offset = 0;  // raw offset of the record in the metadata file
+  std::string reason;
+};
+
+class ContainerReplayState : public BlockRecordSink {
+ public:
+  // `data_file_size` is the raw size of <id>.data; `data_start` its
+  // encryption header size (0 or 64); `fs_block_size` the data dir's
+  // filesystem block size.
+  ContainerReplayState(uint64_t data_file_size, uint64_t data_start, uint64_t fs_block_size);
+
+  void OnRecord(const BlockRecordPB& record, uint64_t offset) override;
+
+  // Forgets every record applied so far (a failed accelerated replay).
+  void Reset();
+  // Hint: about how many records to expect, to size the live map once.
+  void Reserve(size_t records);
+
+  using LiveMap = absl::flat_hash_map<uint64_t, BlockLocation>;
+  const LiveMap& live_blocks() const { return live_; }
+  LiveMap* mutable_live_blocks() { return &live_; }
+  const std::vector<MalformedRecord>& malformed() const { return malformed_; }
+
+  uint64_t live_count() const { return live_.size(); }
+  uint64_t live_bytes() const { return live_bytes_; }
+  // Sum of live block lengths rounded up to the filesystem block size.
+  uint64_t live_bytes_aligned() const { return live_bytes_aligned_; }
+  // Accepted CREATE records: live and dead blocks.
+  uint64_t total_blocks() const { return total_blocks_; }
+  uint64_t total_bytes() const { return total_bytes_; }
+  uint64_t dead_blocks() const { return total_blocks_ - live_.size(); }
+  // Highest id of an accepted CREATE; valid when has_max_block_id().
+  uint64_t max_block_id() const { return max_block_id_; }
+  bool has_max_block_id() const { return total_blocks_ > 0; }
+  // Where the next block would be written: past every block ever created.
+  uint64_t next_write_offset() const { return next_write_offset_; }
+  uint64_t records_applied() const { return records_; }
+
+ private:
+  void Malformed(const BlockRecordPB& record, uint64_t offset, std::string reason);
+  uint64_t AlignUp(uint64_t v) const;
+
+  const uint64_t data_file_size_;
+  const uint64_t data_start_;
+  const uint64_t fs_block_size_;
+
+  LiveMap live_;
+  std::vector<MalformedRecord> malformed_;
+  uint64_t live_bytes_ = 0;
+  uint64_t live_bytes_aligned_ = 0;
+  uint64_t total_blocks_ = 0;
+  uint64_t total_bytes_ = 0;
+  uint64_t max_block_id_ = 0;
+  uint64_t next_write_offset_ = 0;
+  uint64_t records_ = 0;
+};
+
+}  // namespace kudu

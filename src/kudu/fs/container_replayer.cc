@@ -1,0 +1,95 @@
+#include "kudu/fs/container_replayer.h"
+
+#include <glog/logging.h>
+
+#include <chrono>
+#include <limits>
+
+#include "kudu/util/byte_budget.h"
+#include "kudu/util/file.h"
+
+namespace kudu {
+
+ContainerReplayer::ContainerReplayer(const ReplayPolicyOptions& opts, ByteBudget* budget,
+                                     ReplayStats* stats, StrategyFactory factory)
+    : opts_(opts), budget_(budget), stats_(stats), factory_(std::move(factory)) {
+  if (!factory_) {
+    ReplayStrategyOptions sopts;
+    sopts.window_bytes = opts_.window_bytes ? opts_.window_bytes : sopts.window_bytes;
+    factory_ = [sopts](ReplayStrategyKind k) { return NewReplayStrategy(k, sopts); };
+  }
+}
+
+MetadataReplayStrategy* ContainerReplayer::Strategy(ReplayStrategyKind kind) {
+  auto& slot = strategies_[static_cast<int>(kind)];
+  if (!slot) slot = factory_(kind);
+  return slot.get();
+}
+
+ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
+                                                ContainerReplayState* state) {
+  ContainerReplayResult result;
+  ReplayPolicyInput in;
+  in.payload_bytes = file->size() - file->encryption_header_size();
+  in.encrypted = file->encrypted();
+  auto free_bytes = [&] {
+    return budget_ ? budget_->available() : std::numeric_limits<uint64_t>::max();
+  };
+  in.budget_free_bytes = free_bytes();
+
+  // Ask the policy until it names a plan whose budget we hold (or that needs
+  // none). Each round either gets the grant, or marks the bounded wait as
+  // spent, so this ends; the cap only guards against a racing budget.
+  ReplayPlan plan;
+  ByteBudgetGrant grant;
+  for (int round = 0;; round++) {
+    plan = ChooseReplayPlan(opts_, in);
+    if (plan.budget_bytes == 0 || budget_ == nullptr) break;
+    bool got;
+    if (plan.wait_ms > 0) {
+      if (stats_) stats_->Add(stats_->budget_waits, 1);
+      got = budget_->AcquireFor(plan.budget_bytes, std::chrono::milliseconds(plan.wait_ms));
+      if (!got && stats_) stats_->Add(stats_->budget_wait_timeouts, 1);
+      in.waited = true;
+    } else {
+      got = budget_->TryAcquire(plan.budget_bytes);
+    }
+    if (got) {
+      grant = ByteBudgetGrant(budget_, plan.budget_bytes);
+      break;
+    }
+    in.budget_free_bytes = free_bytes();
+    if (round >= 3) {
+      plan = ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, "memory budget contended"};
+      break;
+    }
+  }
+
+  result.chosen = plan.strategy;
+  result.budget_bytes = grant.bytes();
+  if (stats_) stats_->Add(stats_->containers_by_strategy[static_cast<int>(plan.strategy)], 1);
+
+  MetadataReplayStrategy* strategy = Strategy(plan.strategy);
+  result.outcome = strategy->Replay(file, state);
+  grant.Reset();
+
+  if (!result.outcome.clean() && plan.strategy != ReplayStrategyKind::kStreaming) {
+    result.fell_back = true;
+    result.fallback_reason = result.outcome.ToString();
+    LOG(WARNING) << "Replay of " << file->filename() << " with " << strategy->name()
+                 << " ended with " << result.fallback_reason
+                 << "; discarding its records and replaying with streaming";
+    if (stats_) stats_->Add(stats_->fallbacks, 1);
+    if (stats_) stats_->Add(stats_->records, result.outcome.records);
+    state->Reset();
+    result.outcome = Strategy(ReplayStrategyKind::kStreaming)->Replay(file, state);
+  }
+  if (stats_) {
+    stats_->Add(stats_->records, result.outcome.records);
+    stats_->Add(stats_->metadata_read_syscalls, file->stats().read_syscalls);
+    stats_->Add(stats_->metadata_bytes_read, file->stats().bytes_read);
+  }
+  return result;
+}
+
+}  // namespace kudu

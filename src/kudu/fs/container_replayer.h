@@ -1,0 +1,61 @@
+// Replays one container's metadata file the way the policy says, holding the
+// memory budget the plan needs, and falls back to Streaming when an
+// accelerated strategy ends in anything but a clean end of file: what the
+// first attempt delivered is discarded, the container is replayed again from
+// scratch, the fallback is counted and logged once with its reason. A
+// container's result is therefore always exactly Streaming's.
+//
+// One ContainerReplayer per replay thread: it keeps one instance of each
+// strategy, so buffers and parsing messages are reused across containers.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "kudu/fs/container_replay_state.h"
+#include "kudu/fs/metadata_replay_strategy.h"
+#include "kudu/fs/replay_policy.h"
+#include "kudu/fs/replay_stats.h"
+
+namespace kudu {
+
+class ByteBudget;
+class RandomAccessFile;
+
+struct ContainerReplayResult {
+  // The outcome as Streaming gives it (after a fallback, Streaming's own).
+  ReplayOutcome outcome;
+  // What the policy chose.
+  ReplayStrategyKind chosen = ReplayStrategyKind::kStreaming;
+  bool fell_back = false;
+  // The first attempt's outcome when it fell back.
+  std::string fallback_reason;
+  // Bytes of budget held during the first attempt.
+  uint64_t budget_bytes = 0;
+};
+
+class ContainerReplayer {
+ public:
+  using StrategyFactory =
+      std::function<std::unique_ptr<MetadataReplayStrategy>(ReplayStrategyKind)>;
+
+  // `budget` may be null (no cap); `stats` may be null. `factory` makes the
+  // strategies (tests inject mocks); by default NewReplayStrategy.
+  ContainerReplayer(const ReplayPolicyOptions& opts, ByteBudget* budget, ReplayStats* stats,
+                    StrategyFactory factory = nullptr);
+
+  // Replays the already opened metadata `file` into `state`.
+  ContainerReplayResult Replay(RandomAccessFile* file, ContainerReplayState* state);
+
+ private:
+  MetadataReplayStrategy* Strategy(ReplayStrategyKind kind);
+
+  const ReplayPolicyOptions opts_;
+  ByteBudget* const budget_;
+  ReplayStats* const stats_;
+  StrategyFactory factory_;
+  std::unique_ptr<MetadataReplayStrategy> strategies_[ReplayStats::kKinds];
+};
+
+}  // namespace kudu

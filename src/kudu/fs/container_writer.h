@@ -1,0 +1,285 @@
+// The write side of the log block manager: what a Kudu server does to its
+// data directories when it creates and deletes blocks.
+//
+//   create: the block's bytes are appended to <id>.data at the container's
+//           next offset, aligned to the filesystem block size; then a CREATE
+//           record (id, offset, length, timestamp) is appended to
+//           <id>.metadata. Bytes first, record second: a crash in between
+//           leaves unreferenced bytes (wasted space), never a record that
+//           points at bytes that were not written.
+//   delete: a DELETE record is appended to the owning container's metadata,
+//           then the block's range is punched out of the data file. Record
+//           first, hole second: a crash in between leaves space that a
+//           later hole punch can reclaim, never a live block without bytes.
+//
+// Several blocks created (or deleted) together are committed with one
+// metadata write per container (AppendBatch), as a server's group commit
+// does. A container is full, and a new one is started, when its next write
+// offset reaches --log_container_max_size or its CREATE count reaches
+// --log_container_max_blocks. New containers go to the data dirs round-robin.
+//
+// This is the code path `kudu fs generate` drives, so generated directories
+// are what a server would leave behind; tests and repair reuse its pieces
+// (paths, container ids, metadata file creation).
+#pragma once
+
+#include <gflags/gflags_declare.h>
+
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "kudu/fs/block_id.h"
+#include "kudu/fs/fs.pb.h"
+#include "kudu/fs/seeded_random.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/file.h"
+#include "kudu/util/pb_container_writer.h"
+#include "kudu/util/slice.h"
+#include "kudu/util/status.h"
+
+DECLARE_uint64(log_container_max_size);
+DECLARE_int64(log_container_max_blocks);
+
+namespace kudu {
+namespace fs {
+
+struct ContainerWriterOptions {
+  // Picks up --log_container_max_size and --log_container_max_blocks as they
+  // are when the options are made.
+  ContainerWriterOptions();
+
+  // Data dir roots; containers go to <root>/data/, created if missing.
+  std::vector<std::string> data_dirs;
+  // 0: each dir's filesystem block size (env::GetBlockSize), as a server does.
+  uint64_t fs_block_size = 0;
+
+  // Encryption at rest: with a server key every new file gets a kuduenc
+  // header wrapping a fresh file key for `algorithm`.
+  const ServerKey* server_key = nullptr;
+  CipherAlgorithm algorithm = CipherAlgorithm::kAes128Ctr;
+
+  // PB container version of new metadata files (2 is what Kudu writes).
+  uint32_t container_version = 2;
+
+  uint64_t max_container_size;
+  int64_t max_container_blocks;  // -1 (or any value <= 0): unlimited
+
+  // fsync data before the records that point at it, metadata after each
+  // commit, and the data dir after a container is created: what makes a
+  // server's acknowledgement durable. Generation for tests may turn it off
+  // for speed; the on-disk order of writes is the same either way.
+  bool sync = true;
+
+  // 0: container ids from the OS and file keys from OpenSSL, as a server.
+  // Otherwise both come from a SplitMix64 stream with this seed, so the same
+  // seed gives byte-identical files (ciphertext included). Seeded file keys
+  // are for reproducible test fixtures only.
+  uint64_t seed = 0;
+
+  // The id of the first block created; later ones count up from it.
+  uint64_t first_block_id = 1;
+
+  // Source of the records' timestamp_us; null means the wall clock.
+  std::function<uint64_t()> clock_us;
+
+  // How many containers keep their files open. Deletes reach back into old
+  // containers; beyond this many, the least recently used one is closed and
+  // reopened on demand, so a server-sized directory does not exhaust fds.
+  size_t max_open_containers = 64;
+};
+
+// One container's pair of files, opened for writing.
+class LogBlockContainerWriter {
+ public:
+  struct Params {
+    std::string root;  // data dir root; files live in <root>/data/
+    std::string id;    // 32 lowercase hex characters
+    uint64_t fs_block_size = 4096;
+    const ServerKey* server_key = nullptr;
+    CipherAlgorithm algorithm = CipherAlgorithm::kAes128Ctr;
+    std::string data_file_key;      // empty: random
+    std::string metadata_file_key;  // empty: random
+    uint32_t version = 2;
+    bool sync = true;
+  };
+
+  // Creates <id>.data, then <id>.metadata with its file header and
+  // supplemental header in one write (after the encryption header, when
+  // encrypted). Neither file may exist. On failure both files are removed
+  // (best effort), so a failed creation leaves nothing; a crash during it
+  // leaves an empty .data (or one holding only its encryption header) and a
+  // .metadata shorter than a container header, or none: an incomplete
+  // container, which the open recognises and repair deletes.
+  static Status Create(const Params& params, std::unique_ptr<LogBlockContainerWriter>* out);
+
+  ~LogBlockContainerWriter();
+  LogBlockContainerWriter(const LogBlockContainerWriter&) = delete;
+  LogBlockContainerWriter& operator=(const LogBlockContainerWriter&) = delete;
+
+  // Writes a block's bytes at next_offset() and advances next_offset() to
+  // the end of the block, aligned up to the fs block size. `*offset` is the
+  // raw file offset the block starts at (encryption header included).
+  Status AppendBlockData(Slice data, int64_t* offset);
+  // Appends `records` to the metadata file in one write.
+  Status AppendRecords(const std::vector<const BlockRecordPB*>& records);
+  Status SyncData();
+  Status SyncMetadata();
+  // Frees a deleted block's space, rounded up to whole fs blocks as Kudu does.
+  Status PunchHole(int64_t offset, int64_t length);
+
+  // Closes both files; Reopen() opens them again to continue appending.
+  Status Close();
+  Status Reopen();
+  bool is_open() const { return data_ != nullptr; }
+  // Closes and unlinks both files (best effort: every step is tried).
+  Status DeleteFiles();
+
+  // True when no further block may be added: next_offset() reached
+  // `max_size`, or total_blocks() reached `max_blocks` (when > 0).
+  bool IsFull(uint64_t max_size, int64_t max_blocks) const;
+
+  const std::string& id() const { return params_.id; }
+  const std::string& root() const { return params_.root; }
+  const std::string& data_path() const { return data_path_; }
+  const std::string& metadata_path() const { return metadata_path_; }
+  bool encrypted() const { return params_.server_key != nullptr && !params_.server_key->empty(); }
+  uint64_t fs_block_size() const { return params_.fs_block_size; }
+  uint64_t next_offset() const { return next_offset_; }
+  // Blocks whose bytes were written here (each gets a CREATE record).
+  int64_t total_blocks() const { return total_blocks_; }
+  // Raw size of the metadata file (the end of its last record).
+  uint64_t metadata_size() const { return metadata_end_; }
+
+  // ---- naming and layout, shared with readers and repair ----
+
+  static constexpr size_t kIdLength = 32;
+  // "<root>/data"
+  static std::string DataDir(const std::string& root);
+  static std::string DataPath(const std::string& root, const std::string& id);
+  static std::string MetadataPath(const std::string& root, const std::string& id);
+  // Whether `s` is 32 lowercase hex characters.
+  static bool IsValidId(const std::string& s);
+  // A fresh container id drawn from `rng`.
+  static std::string NewId(SeededRandom* rng);
+  static uint64_t AlignUp(uint64_t v, uint64_t alignment) {
+    return alignment == 0 ? v : (v + alignment - 1) / alignment * alignment;
+  }
+  // Where the first block of a new data file goes: 0, or past the
+  // encryption header aligned up to the fs block size.
+  static uint64_t FirstBlockOffset(bool encrypted, uint64_t fs_block_size) {
+    return encrypted ? AlignUp(kEncryptionHeaderSize, fs_block_size) : 0;
+  }
+  // Creates a metadata file at `path` and writes its container header and
+  // supplemental header (kudu.BlockRecordPB) in one write, syncing it when
+  // `sync`. Used for new containers and by a metadata rewrite.
+  static Status CreateMetadataFile(const std::string& path, CreateMode mode,
+                                   const WriteEncryption& enc, uint32_t version, bool sync,
+                                   std::unique_ptr<PbContainerWriter>* writer);
+
+  static BlockRecordPB MakeCreateRecord(BlockId id, uint64_t timestamp_us, int64_t offset,
+                                        int64_t length);
+  static BlockRecordPB MakeDeleteRecord(BlockId id, uint64_t timestamp_us);
+
+ private:
+  explicit LogBlockContainerWriter(Params params);
+
+  const Params params_;
+  const std::string data_path_;
+  const std::string metadata_path_;
+  std::unique_ptr<WritableFile> data_;
+  std::unique_ptr<PbContainerWriter> metadata_;
+  uint64_t next_offset_ = 0;
+  uint64_t metadata_end_ = 0;
+  int64_t total_blocks_ = 0;
+};
+
+// Creates and deletes blocks across containers in several data dirs, as a
+// server's log block manager does. Not thread-safe: a server serialises
+// these per container, and generation is single-threaded.
+class LogWritableBlockManager {
+ public:
+  struct LiveBlock {
+    LogBlockContainerWriter* container;
+    int64_t offset;
+    int64_t length;
+  };
+
+  explicit LogWritableBlockManager(ContainerWriterOptions opts);
+  ~LogWritableBlockManager();
+  LogWritableBlockManager(const LogWritableBlockManager&) = delete;
+  LogWritableBlockManager& operator=(const LogWritableBlockManager&) = delete;
+
+  // Checks the options, creates <root>/data in every dir and learns each
+  // dir's fs block size. Must succeed before anything else is called.
+  Status Open();
+
+  Status CreateBlock(Slice data, BlockId* id);
+  // A group commit: each block's bytes are written, then one metadata write
+  // per container holds the CREATE records of the blocks that went there.
+  // Blocks fill the current container and spill into new ones when it is
+  // full. `ids` receives the new ids in order.
+  Status CreateBlocks(const std::vector<Slice>& data, std::vector<BlockId>* ids);
+
+  // NotFound (and nothing written) if an id is not live.
+  Status DeleteBlock(BlockId id);
+  // One metadata write per owning container, then the holes.
+  Status DeleteBlocks(const std::vector<BlockId>& ids);
+
+  // Syncs (when enabled) and closes every container.
+  Status Close();
+
+  // After a failure: closes everything and deletes the files of the
+  // container that was still being filled (best effort), so an interrupted
+  // run leaves only containers that were complete. Its blocks leave the
+  // live set. The manager is not usable afterwards.
+  void AbandonUnfinished();
+
+  const absl::flat_hash_map<BlockId, LiveBlock>& live_blocks() const { return live_; }
+  const std::vector<std::unique_ptr<LogBlockContainerWriter>>& containers() const {
+    return containers_;
+  }
+  const ContainerWriterOptions& options() const { return opts_; }
+  uint64_t next_block_id() const { return next_block_id_; }
+  uint64_t blocks_created() const { return blocks_created_; }
+  uint64_t blocks_deleted() const { return blocks_deleted_; }
+  // Block payload bytes written (not counting alignment gaps).
+  uint64_t data_bytes_written() const { return data_bytes_written_; }
+  // The container new blocks currently go to, or null.
+  const LogBlockContainerWriter* current_container() const { return current_; }
+
+ private:
+  uint64_t NowMicros() const;
+  // Starts a new container in the next data dir, round-robin.
+  Status RollContainer();
+  // Commits `pending` CREATE records to `c`: sync data, one metadata write,
+  // sync metadata; the blocks become live only if all of it succeeds.
+  Status CommitCreates(LogBlockContainerWriter* c, std::vector<BlockRecordPB>* pending);
+  // Makes sure `c` has open files, closing the least recently used others.
+  Status Touch(LogBlockContainerWriter* c);
+
+  const ContainerWriterOptions opts_;
+  std::vector<uint64_t> block_sizes_;  // per data dir
+  SeededRandom rng_;
+  bool opened_ = false;
+  size_t next_dir_ = 0;
+  uint64_t next_block_id_;
+  uint64_t blocks_created_ = 0;
+  uint64_t blocks_deleted_ = 0;
+  uint64_t data_bytes_written_ = 0;
+
+  std::vector<std::unique_ptr<LogBlockContainerWriter>> containers_;
+  LogBlockContainerWriter* current_ = nullptr;
+  absl::flat_hash_map<BlockId, LiveBlock> live_;
+
+  std::list<LogBlockContainerWriter*> open_lru_;  // most recent first
+  absl::flat_hash_map<LogBlockContainerWriter*, std::list<LogBlockContainerWriter*>::iterator>
+      open_pos_;
+};
+
+}  // namespace fs
+}  // namespace kudu

@@ -1,0 +1,25 @@
+// Encrypted-InMemory: one read of the ciphertext, one AES-CTR pass over the
+// whole payload with one cipher context, decrypting in place; the all-zero
+// rule is kept exact by a ZeroRunIndex built before decryption (see
+// decrypted_buffer_source.h), so a zero-filled tail is recognised exactly as
+// the per-read reference recognises it.
+#pragma once
+
+#include "kudu/fs/fs.pb.h"
+#include "kudu/fs/metadata_replay_strategy.h"
+#include "kudu/fs/zero_run_index.h"
+
+namespace kudu {
+
+class EncryptedInMemoryReplay : public MetadataReplayStrategy {
+ public:
+  ReplayStrategyKind kind() const override { return ReplayStrategyKind::kEncryptedInMemory; }
+  // A plain file is refused (IOError outcome): use InMemory for it.
+  ReplayOutcome Replay(RandomAccessFile* file, BlockRecordSink* sink) override;
+
+ private:
+  BlockRecordPB scratch_;
+  ZeroRunIndex zero_runs_;
+};
+
+}  // namespace kudu

@@ -1,0 +1,51 @@
+// MetadataReplayStrategy: turns one container's .metadata file into a stream
+// of records and a final outcome. That is all a strategy does: it never
+// applies record semantics (container_replay_state.h does, once), never looks
+// at flags or the block map, and reads only through the RandomAccessFile it
+// is given, so syscalls are counted and faults injected in one place.
+//
+// A strategy object is used by one thread at a time and may keep buffers and
+// a parsing message between files.
+#pragma once
+
+#include <memory>
+
+#include "kudu/fs/replay_outcome.h"
+
+namespace kudu {
+
+class RandomAccessFile;
+
+enum class ReplayStrategyKind : int {
+  kStreaming = 0,      // the reference: two reads per record
+  kInMemory,           // one read of the whole file, parse from memory
+  kEncryptedInMemory,  // one read, one AES-CTR pass over the whole payload
+  kWindowed,           // a fixed window per thread, for files of any size
+  kNumKinds,
+};
+
+// "streaming", "inmemory", "encrypted_inmemory", "windowed": the names of the
+// JSON report and of --log_container_metadata_replay_strategy.
+const char* ReplayStrategyName(ReplayStrategyKind kind);
+
+class MetadataReplayStrategy {
+ public:
+  virtual ~MetadataReplayStrategy() = default;
+  virtual ReplayStrategyKind kind() const = 0;
+  const char* name() const { return ReplayStrategyName(kind()); }
+
+  // Replays `file` from its start, calling `sink` once per valid record in
+  // file order. Returns how it ended; the status names the file and offset.
+  virtual ReplayOutcome Replay(RandomAccessFile* file, BlockRecordSink* sink) = 0;
+};
+
+// Options the strategies need at construction (no flags are read inside).
+struct ReplayStrategyOptions {
+  // Window size of the Windowed strategy.
+  size_t window_bytes = 4 * 1024 * 1024;
+};
+
+std::unique_ptr<MetadataReplayStrategy> NewReplayStrategy(ReplayStrategyKind kind,
+                                                          const ReplayStrategyOptions& opts);
+
+}  // namespace kudu

@@ -1,0 +1,52 @@
+// What replaying one metadata file ends with, and where its records go.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "kudu/util/status.h"
+
+namespace kudu {
+
+class BlockRecordPB;
+
+struct ReplayOutcome {
+  enum class Kind {
+    kClean,          // every record read, the file ended cleanly
+    kPartialRecord,  // a partial trailing record at `offset` (never acknowledged)
+    kCorruption,     // damage at `offset`: a header, a checksum, a body that does not parse
+    kIOError,        // the file could not be read (or opened) at `offset`
+  };
+
+  Kind kind = Kind::kClean;
+  // Raw file offset (encryption header included) of the record or header
+  // where the replay stopped; the end of the file when clean.
+  uint64_t offset = 0;
+  // OK when clean; otherwise the error, naming the file and the offset.
+  Status status;
+  // Valid records delivered before the end.
+  uint64_t records = 0;
+
+  bool clean() const { return kind == Kind::kClean; }
+  // Two outcomes are the same replay result (kind, offset, records and
+  // message), which is what the equivalence tests compare.
+  bool SameAs(const ReplayOutcome& o) const {
+    return kind == o.kind && offset == o.offset && records == o.records &&
+           status.ToString() == o.status.ToString();
+  }
+  std::string ToString() const;
+};
+
+const char* ReplayOutcomeKindName(ReplayOutcome::Kind kind);
+
+// Receives each valid record of one file, in file order. Implemented once by
+// ContainerReplayState (the record semantics); tests implement it to capture
+// the raw record stream.
+class BlockRecordSink {
+ public:
+  virtual ~BlockRecordSink() = default;
+  // `offset` is the raw file offset at which the record starts.
+  virtual void OnRecord(const BlockRecordPB& record, uint64_t offset) = 0;
+};
+
+}  // namespace kudu

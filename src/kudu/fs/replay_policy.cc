@@ -1,0 +1,140 @@
+#include "kudu/fs/replay_policy.h"
+
+#include <gflags/gflags.h>
+
+#include <algorithm>
+
+DEFINE_string(log_container_metadata_replay_strategy, "auto",
+              "How log block container metadata is replayed at startup: 'auto' lets the "
+              "policy choose per container; 'streaming' (the legacy reader, two reads per "
+              "record), 'inmemory' (one read per file; Encrypted-InMemory for encrypted "
+              "files) or 'windowed' (a fixed window per thread) force one. A forced strategy "
+              "still respects the memory budget and falls back to streaming on any error.");
+DEFINE_uint64(log_container_metadata_inmem_replay_threshold_bytes, 64ULL << 20,
+              "Largest container metadata payload (bytes, excluding the encryption header) "
+              "replayed from a single in-memory buffer. 0 disables in-memory replay.");
+DEFINE_uint64(log_container_metadata_replay_memory_budget_bytes, 256ULL << 20,
+              "Process-wide cap on the bytes held at once by metadata replay buffers, shared "
+              "by every replay thread of every data dir. The default holds four files at the "
+              "in-memory threshold, or dozens of typical 4-16 MiB files, which is more "
+              "concurrent replays than a server has cores; without the cap 8 threads x 16 "
+              "dirs x 64 MiB could hold 8 GiB. Must be at least the in-memory threshold for "
+              "files at the threshold to be replayed in memory.");
+DEFINE_uint64(log_container_metadata_replay_budget_wait_ms, 1000,
+              "How long a replay waits for memory budget held by other replays before it "
+              "replays with bounded memory instead. Waiting wins: an in-memory replay "
+              "releases its bytes within milliseconds, while streaming a large file costs "
+              "two system calls per record.");
+
+namespace kudu {
+
+Status ParseStrategyChoice(const std::string& name, StrategyChoice* choice) {
+  if (name == "auto") {
+    *choice = StrategyChoice::kAuto;
+  } else if (name == "streaming") {
+    *choice = StrategyChoice::kStreaming;
+  } else if (name == "inmemory" || name == "in_memory" || name == "encrypted_inmemory") {
+    *choice = StrategyChoice::kInMemory;
+  } else if (name == "windowed") {
+    *choice = StrategyChoice::kWindowed;
+  } else {
+    return Status::InvalidArgument(
+        "--log_container_metadata_replay_strategy must be auto, streaming, inmemory or "
+        "windowed, got '" + name + "'");
+  }
+  return Status::OK();
+}
+
+const char* StrategyChoiceName(StrategyChoice choice) {
+  switch (choice) {
+    case StrategyChoice::kAuto: return "auto";
+    case StrategyChoice::kStreaming: return "streaming";
+    case StrategyChoice::kInMemory: return "inmemory";
+    case StrategyChoice::kWindowed: return "windowed";
+  }
+  return "?";
+}
+
+Status ReplayPolicyOptions::FromFlags(ReplayPolicyOptions* opts) {
+  RETURN_NOT_OK(ParseStrategyChoice(FLAGS_log_container_metadata_replay_strategy, &opts->choice));
+  opts->inmem_threshold_bytes = FLAGS_log_container_metadata_inmem_replay_threshold_bytes;
+  opts->memory_budget_bytes = FLAGS_log_container_metadata_replay_memory_budget_bytes;
+  opts->budget_wait_ms = FLAGS_log_container_metadata_replay_budget_wait_ms;
+  return Status::OK();
+}
+
+namespace {
+
+ReplayStrategyKind InMemoryKindFor(bool encrypted) {
+  return encrypted ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory;
+}
+
+// A plan that reads through a buffer of `bytes` held from the budget.
+// `otherwise` is taken when the budget cannot serve it.
+ReplayPlan Buffered(const ReplayPolicyOptions& opts, const ReplayPolicyInput& in,
+                    ReplayStrategyKind kind, uint64_t bytes, ReplayPlan otherwise,
+                    const char* reason) {
+  if (bytes > opts.memory_budget_bytes) {
+    // Never granted, so never waited for: that is what keeps a large file
+    // from blocking every thread behind it.
+    otherwise.reason = "the buffer is larger than the whole memory budget";
+    return otherwise;
+  }
+  if (bytes <= in.budget_free_bytes) return ReplayPlan{kind, bytes, 0, reason};
+  if (!in.waited && opts.budget_wait_ms > 0) {
+    return ReplayPlan{kind, bytes, opts.budget_wait_ms, "memory budget exhausted: bounded wait"};
+  }
+  otherwise.reason = "memory budget exhausted after the bounded wait";
+  return otherwise;
+}
+
+// The bounded-memory path for files the in-memory path cannot take.
+ReplayPlan BoundedPath(const ReplayPolicyOptions& opts, const ReplayPolicyInput& in,
+                       const char* reason) {
+  ReplayPlan streaming{ReplayStrategyKind::kStreaming, 0, 0, reason};
+  if (opts.window_bytes == 0 || in.payload_bytes == 0) return streaming;
+  const uint64_t window = std::min(opts.window_bytes, in.payload_bytes);
+  ReplayPolicyInput no_wait = in;
+  // A window is small; if it is not free now, streaming costs less than
+  // waiting a second time.
+  no_wait.waited = true;
+  return Buffered(opts, no_wait, ReplayStrategyKind::kWindowed, window, streaming, reason);
+}
+
+}  // namespace
+
+ReplayPlan ChooseReplayPlan(const ReplayPolicyOptions& opts, const ReplayPolicyInput& in) {
+  switch (opts.choice) {
+    case StrategyChoice::kStreaming:
+      return ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, "forced streaming"};
+    case StrategyChoice::kWindowed:
+      if (opts.window_bytes > 0) {
+        const uint64_t window = std::min(opts.window_bytes, std::max<uint64_t>(in.payload_bytes, 1));
+        return Buffered(opts, in, ReplayStrategyKind::kWindowed, window,
+                        ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, ""}, "forced windowed");
+      }
+      return ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, "windowed replay is not available"};
+    case StrategyChoice::kInMemory:
+      // Forced in-memory ignores the size threshold but not the budget.
+      if (in.payload_bytes == 0) {
+        return ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, "empty payload"};
+      }
+      return Buffered(opts, in, InMemoryKindFor(in.encrypted), in.payload_bytes,
+                      BoundedPath(opts, in, ""), "forced in-memory");
+    case StrategyChoice::kAuto:
+      break;
+  }
+  if (in.payload_bytes == 0) {
+    return ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, "empty payload"};
+  }
+  if (opts.inmem_threshold_bytes == 0) {
+    return BoundedPath(opts, in, "in-memory replay disabled (threshold 0)");
+  }
+  if (in.payload_bytes > opts.inmem_threshold_bytes) {
+    return BoundedPath(opts, in, "payload above the in-memory threshold");
+  }
+  return Buffered(opts, in, InMemoryKindFor(in.encrypted), in.payload_bytes,
+                  BoundedPath(opts, in, ""), "payload within the in-memory threshold");
+}
+
+}  // namespace kudu

@@ -1,0 +1,34 @@
+// Counters of one block manager open's metadata replay, shared by every
+// replay thread (relaxed atomics: they are read once the threads are done).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "kudu/fs/metadata_replay_strategy.h"
+
+namespace kudu {
+
+struct ReplayStats {
+  static constexpr int kKinds = static_cast<int>(ReplayStrategyKind::kNumKinds);
+
+  // Containers by the strategy the policy chose first.
+  std::atomic<uint64_t> containers_by_strategy[kKinds] = {};
+  // Accelerated replays that did not end cleanly and were redone with Streaming.
+  std::atomic<uint64_t> fallbacks{0};
+  // Read system calls and bytes on metadata files (the file layer's counts).
+  std::atomic<uint64_t> metadata_read_syscalls{0};
+  std::atomic<uint64_t> metadata_bytes_read{0};
+  // Valid records delivered, the fallback's replays included.
+  std::atomic<uint64_t> records{0};
+  // Containers that waited for memory budget, and waits that timed out.
+  std::atomic<uint64_t> budget_waits{0};
+  std::atomic<uint64_t> budget_wait_timeouts{0};
+
+  void Add(std::atomic<uint64_t>& c, uint64_t n) { c.fetch_add(n, std::memory_order_relaxed); }
+  uint64_t containers(ReplayStrategyKind k) const {
+    return containers_by_strategy[static_cast<int>(k)].load();
+  }
+};
+
+}  // namespace kudu

@@ -1,0 +1,31 @@
+#include "kudu/fs/encrypted_in_memory_replay.h"
+#include "kudu/fs/in_memory_replay.h"
+#include "kudu/fs/metadata_replay_strategy.h"
+#include "kudu/fs/streaming_replay.h"
+
+namespace kudu {
+
+const char* ReplayStrategyName(ReplayStrategyKind kind) {
+  switch (kind) {
+    case ReplayStrategyKind::kStreaming: return "streaming";
+    case ReplayStrategyKind::kInMemory: return "inmemory";
+    case ReplayStrategyKind::kEncryptedInMemory: return "encrypted_inmemory";
+    case ReplayStrategyKind::kWindowed: return "windowed";
+    case ReplayStrategyKind::kNumKinds: break;
+  }
+  return "?";
+}
+
+std::unique_ptr<MetadataReplayStrategy> NewReplayStrategy(ReplayStrategyKind kind,
+                                                          const ReplayStrategyOptions& opts) {
+  switch (kind) {
+    case ReplayStrategyKind::kStreaming: return std::make_unique<StreamingReplay>();
+    case ReplayStrategyKind::kInMemory: return std::make_unique<InMemoryReplay>();
+    case ReplayStrategyKind::kEncryptedInMemory: return std::make_unique<EncryptedInMemoryReplay>();
+    case ReplayStrategyKind::kWindowed:
+    case ReplayStrategyKind::kNumKinds: break;
+  }
+  return nullptr;
+}
+
+}  // namespace kudu

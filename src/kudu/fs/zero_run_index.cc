@@ -1,0 +1,69 @@
+#include "kudu/fs/zero_run_index.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kudu {
+
+void ZeroRunIndex::Build(const uint8_t* data, size_t n, uint64_t base) {
+  runs_.clear();
+  // Any run of >= 4 zero bytes contains a zero 16-bit lane at an even
+  // position, so scan 8 bytes at a time for a zero lane (rare in ciphertext:
+  // 2^-16 per lane) and only then look at bytes.
+  constexpr uint64_t kLow = 0x0001000100010001ULL;
+  constexpr uint64_t kHigh = 0x8000800080008000ULL;
+  size_t i = 0;
+  while (i + 8 <= n) {
+    uint64_t v;
+    std::memcpy(&v, data + i, 8);
+    if (((v - kLow) & ~v & kHigh) == 0) {
+      i += 8;
+      continue;
+    }
+    // Find the zero lane, then grow it into its maximal run.
+    size_t lane = i;
+    while (lane < i + 8 && (data[lane] | data[lane + 1]) != 0) lane += 2;
+    if (lane >= i + 8) {  // the bit trick can report a borrow; none really zero
+      i += 8;
+      continue;
+    }
+    size_t begin = lane;
+    while (begin > 0 && data[begin - 1] == 0) begin--;
+    size_t end = lane + 2;
+    while (end < n && data[end] == 0) end++;
+    if (end - begin >= kMinRun && (runs_.empty() || runs_.back().end < base + begin)) {
+      runs_.push_back({base + begin, base + end});
+    }
+    // Continue at the next even position after the run.
+    i = (end + 1) & ~static_cast<size_t>(1);
+    if (i < lane + 2) i = lane + 2;
+  }
+  // Tail bytes (fewer than 8): plain scan.
+  size_t j = i;
+  while (j < n) {
+    if (data[j] != 0) {
+      j++;
+      continue;
+    }
+    size_t begin = j;
+    while (begin > 0 && data[begin - 1] == 0) begin--;
+    size_t end = j;
+    while (end < n && data[end] == 0) end++;
+    if (end - begin >= kMinRun && (runs_.empty() || runs_.back().end < base + begin)) {
+      runs_.push_back({base + begin, base + end});
+    }
+    j = end;
+  }
+}
+
+bool ZeroRunIndex::Covers(uint64_t offset, uint64_t n) const {
+  if (runs_.empty()) return false;
+  const uint64_t end = offset + n;
+  // The first run that ends at or after `end` is the only one that can hold
+  // the whole range (runs are disjoint and sorted).
+  auto it = std::lower_bound(runs_.begin(), runs_.end(), end,
+                             [](const Run& r, uint64_t e) { return r.end < e; });
+  return it != runs_.end() && it->begin <= offset;
+}
+
+}  // namespace kudu

@@ -1,0 +1,63 @@
+#include "kudu/util/byte_budget.h"
+
+namespace kudu {
+
+bool ByteBudget::TakeLocked(uint64_t n) {
+  if (n > total_ - held_) return false;
+  held_ += n;
+  if (held_ > peak_) peak_ = held_;
+  return true;
+}
+
+bool ByteBudget::TryAcquire(uint64_t n) {
+  if (n > total_) return false;
+  std::lock_guard<std::mutex> l(mu_);
+  return TakeLocked(n);
+}
+
+bool ByteBudget::AcquireFor(uint64_t n, std::chrono::milliseconds timeout) {
+  if (n > total_) return false;
+  std::unique_lock<std::mutex> l(mu_);
+  if (TakeLocked(n)) return true;
+  waits_++;
+  if (freed_.wait_for(l, timeout, [&] { return n <= total_ - held_; })) {
+    return TakeLocked(n);
+  }
+  timeouts_++;
+  return false;
+}
+
+void ByteBudget::Release(uint64_t n) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    held_ -= n;
+  }
+  freed_.notify_all();
+}
+
+uint64_t ByteBudget::held() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return held_;
+}
+
+uint64_t ByteBudget::available() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return total_ - held_;
+}
+
+uint64_t ByteBudget::peak() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return peak_;
+}
+
+uint64_t ByteBudget::waits() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return waits_;
+}
+
+uint64_t ByteBudget::timeouts() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return timeouts_;
+}
+
+}  // namespace kudu
