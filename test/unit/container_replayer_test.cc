@@ -1,0 +1,196 @@
+// The fallback rule: an accelerated strategy that ends in anything but a
+// clean end of file is discarded and the container replayed once more with
+// Streaming, so the result is always Streaming's.
+#include "kudu/fs/container_replayer.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kudu/fs/container_replay_state.h"
+#include "kudu/fs/streaming_replay.h"
+#include "kudu/util/byte_budget.h"
+#include "kudu/util/file.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace {
+
+using ::testing::_;
+using ::testing::Invoke;
+using ::testing::Return;
+
+class MockStrategy : public MetadataReplayStrategy {
+ public:
+  explicit MockStrategy(ReplayStrategyKind kind) {
+    ON_CALL(*this, kind()).WillByDefault(Return(kind));
+  }
+  MOCK_METHOD(ReplayStrategyKind, kind, (), (const, override));
+  MOCK_METHOD(ReplayOutcome, Replay, (RandomAccessFile*, BlockRecordSink*), (override));
+};
+
+// What a failing accelerated attempt looks like after delivering N records.
+struct FailureCase {
+  const char* name;
+  ReplayOutcome::Kind kind;
+  Status status;
+};
+
+class ContainerReplayerFallbackTest : public ::testing::TestWithParam<FailureCase> {
+ protected:
+  void SetUp() override {
+    path_ = dir_.Join("c.metadata");
+    records_ = test::MakeRecordSequence(50);
+    ASSERT_TRUE(test::WriteMetadataFile(path_, records_).ok());
+  }
+
+  // The state Streaming alone gives.
+  void ReferenceState(ContainerReplayState* state) {
+    std::unique_ptr<RandomAccessFile> file;
+    ASSERT_TRUE(RandomAccessFile::Open(path_, nullptr, &file).ok());
+    StreamingReplay streaming;
+    ReplayOutcome out = streaming.Replay(file.get(), state);
+    ASSERT_TRUE(out.clean()) << out.ToString();
+  }
+
+  test::TempDir dir_;
+  std::string path_;
+  std::vector<BlockRecordPB> records_;
+};
+
+void ExpectSameState(const ContainerReplayState& a, const ContainerReplayState& b) {
+  EXPECT_EQ(a.live_blocks().size(), b.live_blocks().size());
+  for (const auto& kv : a.live_blocks()) {
+    auto it = b.live_blocks().find(kv.first);
+    ASSERT_NE(it, b.live_blocks().end()) << kv.first;
+    EXPECT_EQ(kv.second, it->second);
+  }
+  EXPECT_EQ(a.live_bytes(), b.live_bytes());
+  EXPECT_EQ(a.total_blocks(), b.total_blocks());
+  EXPECT_EQ(a.max_block_id(), b.max_block_id());
+  EXPECT_EQ(a.next_write_offset(), b.next_write_offset());
+  EXPECT_EQ(a.malformed().size(), b.malformed().size());
+  EXPECT_EQ(a.records_applied(), b.records_applied());
+}
+
+TEST_P(ContainerReplayerFallbackTest, FailureCausesExactlyOneStreamingReplay) {
+  const FailureCase& fc = GetParam();
+  constexpr int kDelivered = 7;
+
+  auto* in_memory = new MockStrategy(ReplayStrategyKind::kInMemory);
+  auto* streaming = new MockStrategy(ReplayStrategyKind::kStreaming);
+  StreamingReplay real_streaming;
+
+  // The accelerated attempt delivers records that are NOT in the file (ids
+  // from 1,000,000 on), so any leak into the final state shows.
+  EXPECT_CALL(*in_memory, Replay(_, _))
+      .Times(1)
+      .WillOnce(Invoke([&](RandomAccessFile*, BlockRecordSink* sink) {
+        for (int i = 0; i < kDelivered; i++) {
+          sink->OnRecord(test::MakeCreate(1000000 + i, 0, 1), 100 + i);
+        }
+        ReplayOutcome out;
+        out.kind = fc.kind;
+        out.status = fc.status;
+        out.offset = 1234;
+        out.records = kDelivered;
+        return out;
+      }));
+  EXPECT_CALL(*streaming, Replay(_, _))
+      .Times(1)
+      .WillOnce(Invoke([&](RandomAccessFile* f, BlockRecordSink* s) {
+        return real_streaming.Replay(f, s);
+      }));
+
+  ReplayPolicyOptions opts;
+  opts.choice = StrategyChoice::kInMemory;
+  ReplayStats stats;
+  ByteBudget budget(1 << 20);
+  ContainerReplayer replayer(opts, &budget, &stats, [&](ReplayStrategyKind k) {
+    if (k == ReplayStrategyKind::kInMemory) return std::unique_ptr<MetadataReplayStrategy>(in_memory);
+    if (k == ReplayStrategyKind::kStreaming) return std::unique_ptr<MetadataReplayStrategy>(streaming);
+    ADD_FAILURE() << "unexpected strategy " << ReplayStrategyName(k);
+    return std::unique_ptr<MetadataReplayStrategy>();
+  });
+
+  std::unique_ptr<RandomAccessFile> file;
+  ASSERT_TRUE(RandomAccessFile::Open(path_, nullptr, &file).ok());
+  ContainerReplayState state(1ULL << 40, 0, 4096);
+  ContainerReplayResult result = replayer.Replay(file.get(), &state);
+
+  EXPECT_TRUE(result.fell_back);
+  EXPECT_EQ(ReplayStrategyKind::kInMemory, result.chosen);
+  EXPECT_TRUE(result.outcome.clean()) << result.outcome.ToString();
+  EXPECT_EQ(records_.size(), result.outcome.records);
+  EXPECT_EQ(1u, stats.fallbacks.load());
+  EXPECT_EQ(1u, stats.containers(ReplayStrategyKind::kInMemory));
+  EXPECT_EQ(0u, stats.containers(ReplayStrategyKind::kStreaming));
+  EXPECT_NE(std::string::npos, result.fallback_reason.find(ReplayOutcomeKindName(fc.kind)));
+  // The budget was held for the attempt and given back.
+  EXPECT_EQ(0u, budget.held());
+  EXPECT_EQ(file->size(), budget.peak());
+
+  for (int i = 0; i < kDelivered; i++) {
+    EXPECT_EQ(0u, state.live_blocks().count(1000000 + i)) << "a discarded record leaked";
+  }
+  ContainerReplayState reference(1ULL << 40, 0, 4096);
+  ReferenceState(&reference);
+  ExpectSameState(reference, state);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FailureKinds, ContainerReplayerFallbackTest,
+    ::testing::Values(
+        FailureCase{"corruption", ReplayOutcome::Kind::kCorruption,
+                    Status::Corruption("x.metadata: record at offset 1234", "body checksum mismatch")},
+        FailureCase{"partial_record", ReplayOutcome::Kind::kPartialRecord,
+                    Status::Incomplete("x.metadata: record at offset 1234", "partial trailing record")},
+        FailureCase{"io_error", ReplayOutcome::Kind::kIOError,
+                    Status::IOError("x.metadata: read of 8 bytes at offset 1234", "EIO")},
+        FailureCase{"unparsable_body", ReplayOutcome::Kind::kCorruption,
+                    Status::Corruption("x.metadata: record at offset 1234",
+                                       "body does not parse as kudu.BlockRecordPB")}),
+    [](const ::testing::TestParamInfo<FailureCase>& info) { return info.param.name; });
+
+// A clean accelerated replay is final: no second pass.
+TEST(ContainerReplayerTest, CleanReplayDoesNotFallBack) {
+  test::TempDir dir;
+  std::string path = dir.Join("c.metadata");
+  ASSERT_TRUE(test::WriteMetadataFile(path, test::MakeRecordSequence(10)).ok());
+  ReplayStats stats;
+  ByteBudget budget(1 << 20);
+  ContainerReplayer replayer(ReplayPolicyOptions(), &budget, &stats);
+  std::unique_ptr<RandomAccessFile> file;
+  ASSERT_TRUE(RandomAccessFile::Open(path, nullptr, &file).ok());
+  ContainerReplayState state(1ULL << 40, 0, 4096);
+  ContainerReplayResult r = replayer.Replay(file.get(), &state);
+  EXPECT_FALSE(r.fell_back);
+  EXPECT_EQ(ReplayStrategyKind::kInMemory, r.chosen);
+  EXPECT_EQ(0u, stats.fallbacks.load());
+  EXPECT_EQ(1u, stats.metadata_read_syscalls.load());
+  EXPECT_EQ(file->size(), stats.metadata_bytes_read.load());
+}
+
+// A real partial trailing record: InMemory sees it, falls back, and the final
+// outcome is Streaming's partial record at the same offset.
+TEST(ContainerReplayerTest, RealPartialRecordFallsBackToTheSameOutcome) {
+  test::TempDir dir;
+  std::string path = dir.Join("c.metadata");
+  ASSERT_TRUE(test::WriteMetadataFile(path, test::MakeRecordSequence(10)).ok());
+  uint64_t size = test::FileSizeOrDie(path);
+  ASSERT_TRUE(test::TruncateFileTo(path, size - 3).ok());
+  ReplayStats stats;
+  ContainerReplayer replayer(ReplayPolicyOptions(), nullptr, &stats);
+  std::unique_ptr<RandomAccessFile> file;
+  ASSERT_TRUE(RandomAccessFile::Open(path, nullptr, &file).ok());
+  ContainerReplayState state(1ULL << 40, 0, 4096);
+  ContainerReplayResult r = replayer.Replay(file.get(), &state);
+  EXPECT_TRUE(r.fell_back);
+  EXPECT_EQ(ReplayOutcome::Kind::kPartialRecord, r.outcome.kind);
+  EXPECT_EQ(9u, r.outcome.records);
+  EXPECT_EQ(9u, state.records_applied());
+  EXPECT_EQ(1u, stats.fallbacks.load());
+  EXPECT_NE(std::string::npos, r.outcome.status.ToString().find(path));
+}
+
+}  // namespace
+}  // namespace kudu

@@ -1,0 +1,63 @@
+// The file layer's counters: InMemory and Encrypted-InMemory issue at most
+// two read system calls per metadata file whatever its record count;
+// Streaming issues two per record.
+#include <gtest/gtest.h>
+
+#include "kudu/fs/metadata_replay_strategy.h"
+#include "util/replay_test_util.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace test {
+namespace {
+
+TEST(ReplaySyscallsTest, CountsPerStrategy) {
+  TempDir dir;
+  const ServerKey key = TestServerKey(32);
+  for (bool encrypted : {false, true}) {
+    for (int n : {0, 1, 10, 1000, 50000}) {
+      std::string path = dir.Join("m" + std::to_string(n) + (encrypted ? "e" : "p"));
+      MetadataFileOptions opts;
+      if (encrypted) {
+        opts.server_key = &key;
+        opts.algorithm = CipherAlgorithm::kAes256Ctr;
+      }
+      ASSERT_TRUE(WriteMetadataFile(path, MakeRecordSequence(n), opts).ok());
+      const ServerKey* k = encrypted ? &key : nullptr;
+      const uint64_t header_reads = encrypted ? 1 : 0;  // the 64-byte encryption header
+
+      StrategyRun streaming = RunStrategy(ReplayStrategyKind::kStreaming, path, k);
+      ASSERT_TRUE(streaming.outcome.clean());
+      // 1 file header read + 2 for the supplemental header + 2 per record.
+      EXPECT_EQ(header_reads + 3 + 2 * static_cast<uint64_t>(n), streaming.read_syscalls);
+
+      ReplayStrategyKind fast =
+          encrypted ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory;
+      StrategyRun run = RunStrategy(fast, path, k);
+      ASSERT_TRUE(run.outcome.clean());
+      EXPECT_EQ(static_cast<uint64_t>(n), run.records.size());
+      EXPECT_EQ(header_reads + 1, run.read_syscalls) << ReplayStrategyName(fast);
+      EXPECT_LE(run.read_syscalls, 2u);
+      EXPECT_EQ(FileSizeOrDie(path), run.bytes_read);
+    }
+  }
+}
+
+// The wrong in-memory kind for a file is refused rather than misread.
+TEST(ReplaySyscallsTest, InMemoryKindsRefuseTheOtherKindOfFile) {
+  TempDir dir;
+  const ServerKey key = TestServerKey(16);
+  std::string plain = dir.Join("plain"), enc = dir.Join("enc");
+  MetadataFileOptions eo;
+  eo.server_key = &key;
+  ASSERT_TRUE(WriteMetadataFile(plain, MakeRecordSequence(3)).ok());
+  ASSERT_TRUE(WriteMetadataFile(enc, MakeRecordSequence(3), eo).ok());
+  EXPECT_EQ(ReplayOutcome::Kind::kIOError,
+            RunStrategy(ReplayStrategyKind::kInMemory, enc, &key).outcome.kind);
+  EXPECT_EQ(ReplayOutcome::Kind::kIOError,
+            RunStrategy(ReplayStrategyKind::kEncryptedInMemory, plain, nullptr).outcome.kind);
+}
+
+}  // namespace
+}  // namespace test
+}  // namespace kudu

@@ -1,0 +1,66 @@
+#include "replay_test_util.h"
+
+#include "kudu/util/file.h"
+
+namespace kudu {
+namespace test {
+
+void CapturingSink::OnRecord(const BlockRecordPB& record, uint64_t offset) {
+  entries.push_back(Entry{offset, record.SerializeAsString()});
+}
+
+StrategyRun RunStrategy(ReplayStrategyKind kind, const std::string& path, const ServerKey* key,
+                        size_t window_bytes) {
+  StrategyRun run;
+  std::unique_ptr<RandomAccessFile> file;
+  Status s = RandomAccessFile::Open(path, key, &file);
+  if (!s.ok()) {
+    run.outcome.kind = ReplayOutcome::Kind::kIOError;
+    run.outcome.status = s;
+    return run;
+  }
+  ReplayStrategyOptions opts;
+  opts.window_bytes = window_bytes;
+  std::unique_ptr<MetadataReplayStrategy> strategy = NewReplayStrategy(kind, opts);
+  if (!strategy) {
+    run.outcome.kind = ReplayOutcome::Kind::kIOError;
+    run.outcome.status = Status::NotSupported("no such strategy");
+    return run;
+  }
+  CapturingSink sink;
+  run.outcome = strategy->Replay(file.get(), &sink);
+  run.records = std::move(sink.entries);
+  run.read_syscalls = file->stats().read_syscalls;
+  run.bytes_read = file->stats().bytes_read;
+  return run;
+}
+
+std::vector<ReplayStrategyKind> KindsFor(bool encrypted) {
+  std::vector<ReplayStrategyKind> kinds = {
+      encrypted ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory};
+  if (NewReplayStrategy(ReplayStrategyKind::kWindowed, ReplayStrategyOptions())) {
+    kinds.push_back(ReplayStrategyKind::kWindowed);
+  }
+  return kinds;
+}
+
+std::string CompareWithStreaming(const std::string& path, const ServerKey* key,
+                                 size_t window_bytes) {
+  StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path, key);
+  for (ReplayStrategyKind kind : KindsFor(key != nullptr)) {
+    StrategyRun run = RunStrategy(kind, path, key, window_bytes);
+    if (!run.outcome.SameAs(ref.outcome)) {
+      return std::string(ReplayStrategyName(kind)) + " outcome '" + run.outcome.ToString() +
+             "' differs from streaming's '" + ref.outcome.ToString() + "'";
+    }
+    if (run.records != ref.records) {
+      return std::string(ReplayStrategyName(kind)) + " delivered " +
+             std::to_string(run.records.size()) + " records, streaming " +
+             std::to_string(ref.records.size()) + " (or different bytes/offsets)";
+    }
+  }
+  return "";
+}
+
+}  // namespace test
+}  // namespace kudu

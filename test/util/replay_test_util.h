@@ -1,0 +1,52 @@
+// Helpers for replay tests: capture the record stream a strategy delivers and
+// run every strategy over the same file.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kudu/fs/fs.pb.h"
+#include "kudu/fs/metadata_replay_strategy.h"
+#include "kudu/fs/replay_outcome.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+namespace test {
+
+// Records every record as (offset, serialized bytes).
+class CapturingSink : public BlockRecordSink {
+ public:
+  void OnRecord(const BlockRecordPB& record, uint64_t offset) override;
+  struct Entry {
+    uint64_t offset;
+    std::string bytes;
+    bool operator==(const Entry& o) const { return offset == o.offset && bytes == o.bytes; }
+  };
+  std::vector<Entry> entries;
+};
+
+struct StrategyRun {
+  ReplayOutcome outcome;
+  std::vector<CapturingSink::Entry> records;
+  uint64_t read_syscalls = 0;
+  uint64_t bytes_read = 0;
+};
+
+// Opens `path` (with `key` when not null) and replays it with `kind`.
+// An open failure is returned as an IOError outcome.
+StrategyRun RunStrategy(ReplayStrategyKind kind, const std::string& path, const ServerKey* key,
+                        size_t window_bytes = 4096);
+
+// The kinds that apply to a file: Streaming, the in-memory one that fits,
+// and Windowed when it exists.
+std::vector<ReplayStrategyKind> KindsFor(bool encrypted);
+
+// Empty when every kind gives Streaming's records and outcome; otherwise a
+// description of the first difference.
+std::string CompareWithStreaming(const std::string& path, const ServerKey* key,
+                                 size_t window_bytes = 4096);
+
+}  // namespace test
+}  // namespace kudu
