@@ -55,11 +55,12 @@ void ContainerReplayState::OnRecord(const BlockRecordPB& record, uint64_t offset
                       std::to_string(len));
         return;
       }
-      const uint64_t uoff = static_cast<uint64_t>(off), ulen = static_cast<uint64_t>(len);
-      if (uoff > UINT64_MAX - ulen) {
+      // Kudu computes offset + length in int64: a sum past INT64_MAX is malformed.
+      if (off > INT64_MAX - len) {
         Malformed(record, offset, "CREATE record whose offset + length overflows");
         return;
       }
+      const uint64_t uoff = static_cast<uint64_t>(off), ulen = static_cast<uint64_t>(len);
       const uint64_t end = uoff + ulen;
       if (len > 0 && end > data_file_size_) {
         Malformed(record, offset,

@@ -1,0 +1,129 @@
+// Record semantics (§4): CREATE, DELETE, each kind of malformed record, the
+// live map, next write offset, max block id, counts and bytes.
+#include "kudu/fs/container_replay_state.h"
+
+#include <gtest/gtest.h>
+
+#include "util/test_util.h"
+
+namespace kudu {
+namespace {
+
+using test::MakeCreate;
+using test::MakeDelete;
+
+constexpr uint64_t kDataSize = 1 << 20;
+
+TEST(ContainerReplayStateTest, CreateAndDelete) {
+  ContainerReplayState s(kDataSize, 0, 4096);
+  s.OnRecord(MakeCreate(5, 0, 100), 16);
+  s.OnRecord(MakeCreate(9, 4096, 5000), 60);
+  s.OnRecord(MakeCreate(7, 12288, 0), 100);
+  EXPECT_EQ(3u, s.live_count());
+  EXPECT_EQ(5100u, s.live_bytes());
+  EXPECT_EQ(4096u + 8192u + 0u, s.live_bytes_aligned());
+  EXPECT_EQ(9u, s.max_block_id());
+  EXPECT_EQ(12288u, s.next_write_offset());  // 4096 + 5000 aligned up
+  s.OnRecord(MakeDelete(9), 140);
+  EXPECT_EQ(2u, s.live_count());
+  EXPECT_EQ(100u, s.live_bytes());
+  EXPECT_EQ(3u, s.total_blocks());
+  EXPECT_EQ(1u, s.dead_blocks());
+  // Deleted blocks keep their space: the next offset does not go back.
+  EXPECT_EQ(12288u, s.next_write_offset());
+  EXPECT_EQ(9u, s.max_block_id());
+  EXPECT_TRUE(s.malformed().empty());
+  EXPECT_EQ((BlockLocation{0, 100}), s.live_blocks().at(5));
+}
+
+struct MalformedCase {
+  const char* name;
+  std::vector<BlockRecordPB> records;
+  const char* reason_fragment;
+  size_t live_after;
+};
+
+BlockRecordPB CreateWithout(bool offset, bool length) {
+  BlockRecordPB r = MakeCreate(3, 0, 10);
+  if (!offset) r.clear_offset();
+  if (!length) r.clear_length();
+  return r;
+}
+
+BlockRecordPB Unknown() {
+  BlockRecordPB r = MakeCreate(4, 0, 10);
+  r.set_op_type(UNKNOWN);
+  return r;
+}
+
+class ContainerReplayStateMalformedTest : public ::testing::TestWithParam<MalformedCase> {};
+
+TEST_P(ContainerReplayStateMalformedTest, IsReportedSkippedAndNotFatal) {
+  const MalformedCase& c = GetParam();
+  ContainerReplayState s(kDataSize, 0, 4096);
+  uint64_t offset = 16;
+  for (const auto& r : c.records) s.OnRecord(r, offset += 40);
+  ASSERT_EQ(1u, s.malformed().size());
+  EXPECT_NE(std::string::npos, s.malformed()[0].reason.find(c.reason_fragment))
+      << s.malformed()[0].reason;
+  EXPECT_EQ(offset, s.malformed()[0].record_offset);
+  EXPECT_EQ(c.live_after, s.live_count());
+  // A malformed CREATE does not count towards the max id.
+  if (c.records.size() == 1) EXPECT_FALSE(s.has_max_block_id());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, ContainerReplayStateMalformedTest,
+    ::testing::Values(
+        MalformedCase{"no_offset", {CreateWithout(false, true)}, "without offset or length", 0},
+        MalformedCase{"no_length", {CreateWithout(true, false)}, "without offset or length", 0},
+        MalformedCase{"negative_offset", {MakeCreate(3, -1, 10)}, "negative", 0},
+        MalformedCase{"negative_length", {MakeCreate(3, 0, -10)}, "negative", 0},
+        MalformedCase{"past_data_end", {MakeCreate(3, kDataSize - 5, 10)}, "past the end of the data file", 0},
+        MalformedCase{"overflow", {MakeCreate(3, INT64_MAX, INT64_MAX)}, "overflows", 0},
+        MalformedCase{"duplicate_create", {MakeCreate(3, 0, 10), MakeCreate(3, 4096, 10)}, "already live", 1},
+        MalformedCase{"delete_not_live", {MakeDelete(77)}, "not live", 0},
+        MalformedCase{"delete_twice", {MakeCreate(3, 0, 10), MakeDelete(3), MakeDelete(3)}, "not live", 0},
+        MalformedCase{"unknown_op", {Unknown()}, "UNKNOWN", 0}),
+    [](const ::testing::TestParamInfo<MalformedCase>& info) { return info.param.name; });
+
+TEST(ContainerReplayStateTest, ZeroLengthBlockAtTheEndOfTheDataFileIsFine) {
+  ContainerReplayState s(4096, 0, 4096);
+  s.OnRecord(MakeCreate(1, 4096, 0), 16);
+  s.OnRecord(MakeCreate(2, 1 << 30, 0), 56);  // length 0: the data size is not checked
+  EXPECT_TRUE(s.malformed().empty());
+  EXPECT_EQ(2u, s.live_count());
+}
+
+TEST(ContainerReplayStateTest, EncryptedDataFileStartsAfterItsHeader) {
+  ContainerReplayState s(kDataSize, 64, 4096);
+  EXPECT_EQ(4096u, s.next_write_offset());
+  s.OnRecord(MakeCreate(1, 4096, 1), 80);
+  EXPECT_EQ(8192u, s.next_write_offset());
+}
+
+TEST(ContainerReplayStateTest, ResetForgetsEverything) {
+  ContainerReplayState s(kDataSize, 0, 4096);
+  s.OnRecord(MakeCreate(1, 0, 10), 16);
+  s.OnRecord(MakeDelete(8), 56);
+  s.Reset();
+  EXPECT_EQ(0u, s.live_count());
+  EXPECT_EQ(0u, s.total_blocks());
+  EXPECT_EQ(0u, s.records_applied());
+  EXPECT_TRUE(s.malformed().empty());
+  EXPECT_EQ(0u, s.next_write_offset());
+  EXPECT_FALSE(s.has_max_block_id());
+}
+
+TEST(ContainerReplayStateTest, ReCreateAfterDeleteIsAccepted) {
+  ContainerReplayState s(kDataSize, 0, 4096);
+  s.OnRecord(MakeCreate(1, 0, 10), 16);
+  s.OnRecord(MakeDelete(1), 56);
+  s.OnRecord(MakeCreate(1, 4096, 20), 96);
+  EXPECT_TRUE(s.malformed().empty());
+  EXPECT_EQ((BlockLocation{4096, 20}), s.live_blocks().at(1));
+  EXPECT_EQ(2u, s.total_blocks());
+}
+
+}  // namespace
+}  // namespace kudu

@@ -1,0 +1,73 @@
+#include "kudu/fs/zero_run_index.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+namespace kudu {
+namespace {
+
+// Reference: every maximal zero run of >= 4 bytes, by brute force.
+std::vector<ZeroRunIndex::Run> BruteForce(const std::vector<uint8_t>& d, uint64_t base) {
+  std::vector<ZeroRunIndex::Run> runs;
+  size_t i = 0;
+  while (i < d.size()) {
+    if (d[i] != 0) {
+      i++;
+      continue;
+    }
+    size_t j = i;
+    while (j < d.size() && d[j] == 0) j++;
+    if (j - i >= ZeroRunIndex::kMinRun) runs.push_back({base + i, base + j});
+    i = j;
+  }
+  return runs;
+}
+
+TEST(ZeroRunIndexTest, MatchesBruteForceOnRandomBuffers) {
+  std::mt19937 rng(7);
+  for (int iter = 0; iter < 3000; iter++) {
+    size_t n = rng() % 200;
+    std::vector<uint8_t> d(n);
+    for (auto& b : d) b = static_cast<uint8_t>(rng() % 4 == 0 ? 0 : rng());
+    // Plant a few runs of chosen lengths at random places.
+    for (int k = 0; k < 3 && n > 0; k++) {
+      size_t at = rng() % n, len = rng() % 12;
+      for (size_t m = at; m < at + len && m < n; m++) d[m] = 0;
+    }
+    uint64_t base = 64 + rng() % 7;
+    ZeroRunIndex idx;
+    idx.Build(d.data(), d.size(), base);
+    auto expected = BruteForce(d, base);
+    ASSERT_EQ(expected.size(), idx.runs().size()) << "iteration " << iter;
+    for (size_t r = 0; r < expected.size(); r++) {
+      EXPECT_EQ(expected[r].begin, idx.runs()[r].begin);
+      EXPECT_EQ(expected[r].end, idx.runs()[r].end);
+    }
+    // Covers() agrees with "all bytes of the range are zero" for len >= 4.
+    for (int q = 0; q < 50 && n >= 4; q++) {
+      size_t a = rng() % (n - 3);
+      size_t len = 4 + rng() % (n - a - 3);
+      bool all_zero = true;
+      for (size_t m = a; m < a + len; m++) all_zero &= d[m] == 0;
+      EXPECT_EQ(all_zero, idx.Covers(base + a, len)) << a << "+" << len;
+    }
+  }
+}
+
+TEST(ZeroRunIndexTest, EmptyAndAllZero) {
+  ZeroRunIndex idx;
+  idx.Build(nullptr, 0, 0);
+  EXPECT_TRUE(idx.empty());
+  EXPECT_FALSE(idx.Covers(0, 4));
+  std::vector<uint8_t> z(1000, 0);
+  idx.Build(z.data(), z.size(), 64);
+  ASSERT_EQ(1u, idx.run_count());
+  EXPECT_TRUE(idx.Covers(64, 1000));
+  EXPECT_FALSE(idx.Covers(63, 4));
+  EXPECT_FALSE(idx.Covers(1061, 4));
+}
+
+}  // namespace
+}  // namespace kudu
