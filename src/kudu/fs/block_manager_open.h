@@ -1,0 +1,126 @@
+// Opening the log block manager at server startup: every data dir listed,
+// its files paired into containers, the container-level checks of §4, each
+// container's metadata replayed on its data dir's thread pool through the
+// replay policy, the local live maps merged into one block map, and every
+// problem collected for the report. Optionally followed by repair.
+//
+//   for each root:    <root>/data/ listed, <id>.data + <id>.metadata paired
+//   per container:    incomplete?  → recorded, not replayed
+//                     otherwise    → ContainerReplayer (one per pool thread,
+//                                    one ByteBudget and ReplayStats for all)
+//                     then         → live blocks merged into the BlockMap
+//   after all dirs:   duplicate ids resolved to record offsets, wrong-key
+//                     detection, problems sorted, status = first fatal one;
+//                     the block map is published only when the open succeeded
+//
+// Only the metadata file of a container being replayed is open, so file
+// descriptors stay at most one per replay thread.
+#pragma once
+
+#include <gflags/gflags_declare.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kudu/fs/block_map.h"
+#include "kudu/fs/container_info.h"
+#include "kudu/fs/metadata_replay_strategy.h"
+#include "kudu/fs/repair.h"
+#include "kudu/fs/replay_policy.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/status.h"
+
+DECLARE_int32(fs_max_thread_count_per_data_dir);
+DECLARE_double(log_container_live_metadata_before_compact_ratio);
+
+namespace kudu {
+namespace fs {
+
+struct BlockManagerOpenOptions {
+  // Reads --fs_max_thread_count_per_data_dir, --log_container_max_size,
+  // --log_container_max_blocks and
+  // --log_container_live_metadata_before_compact_ratio as they are now.
+  // `policy` keeps its defaults: set it with ReplayPolicyOptions::FromFlags.
+  BlockManagerOpenOptions();
+
+  std::vector<std::string> data_dirs;  // roots; containers live in <root>/data/
+  const ServerKey* server_key = nullptr;  // every file is encrypted when set
+  int threads_per_dir;
+  ReplayPolicyOptions policy;
+  uint64_t max_container_size;
+  int64_t max_container_blocks;  // <= 0: unlimited
+  double live_ratio_before_compact;
+  // 0: each dir's filesystem block size (env::GetBlockSize of <root>/data).
+  uint64_t fs_block_size = 0;
+  // Log "Opened N log block containers" every this many containers.
+  uint64_t progress_every = 200;
+  // Repair what can be repaired after the open (see repair.h).
+  bool repair = false;
+};
+
+// Replay statistics of one open (a copy of the shared ReplayStats).
+struct ReplayStatsSnapshot {
+  uint64_t containers_by_strategy[static_cast<int>(ReplayStrategyKind::kNumKinds)] = {};
+  uint64_t fallbacks = 0;
+  uint64_t metadata_read_syscalls = 0;
+  uint64_t metadata_bytes_read = 0;
+  uint64_t records = 0;
+  uint64_t budget_waits = 0;
+  uint64_t budget_wait_timeouts = 0;
+  uint64_t peak_buffer_bytes = 0;
+  uint64_t memory_budget_bytes = 0;
+};
+
+struct OpenTiming {
+  double wall_s = 0;
+  double user_s = 0;
+  double sys_s = 0;
+};
+
+struct OpenResult {
+  // How the open failed, which decides the tool's exit status.
+  enum class Failure {
+    kNone,
+    kUsage,         // a bad dir or key: nothing about the on-disk state (exit 2)
+    kInconsistent,  // corruption, I/O error, duplicate id, missing data (exit 1)
+  };
+  Status status;
+  Failure failure = Failure::kNone;
+  bool ok() const { return status.ok(); }
+
+  std::vector<std::string> data_dirs;
+  std::vector<uint64_t> fs_block_sizes;  // per data dir
+  bool encrypted = false;
+  // Every container found, sorted by path (so reports are deterministic
+  // whatever the thread timing).
+  std::vector<ContainerInfo> containers;
+  // <id>.metadata.tmp.XXXXXX files found (full paths, sorted).
+  std::vector<std::string> leftover_tmp_files;
+
+  // Published only when the open succeeded; null otherwise.
+  std::unique_ptr<BlockMap> block_map;
+  // Highest id of an accepted CREATE record in any container, and the
+  // server's next block id (that plus one; 1 when there is none).
+  bool has_max_block_id = false;
+  uint64_t max_block_id = 0;
+  uint64_t next_block_id = 1;
+
+  ReplayStatsSnapshot replay;
+  OpenTiming timing;
+
+  bool repaired = false;  // repair ran (it may have stopped on an error)
+  RepairSummary repairs;
+};
+
+// Opens the block manager. Returns result->status: OK, or the first fatal
+// problem (in container path, offset order). Even on failure `result`
+// describes every container, so a check reports them all.
+Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result);
+
+// The container id for a data file / metadata file name in data/, or false.
+bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_metadata);
+
+}  // namespace fs
+}  // namespace kudu

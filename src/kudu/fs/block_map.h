@@ -1,0 +1,61 @@
+// The server's block map: every live block id → the container that holds it
+// and where its bytes are. Built by the open from each container's local
+// live map once that container's replay has ended.
+//
+// Replay threads of every data dir merge concurrently, so the map is split
+// into shards by id, each with its own lock: two threads merging different
+// containers rarely touch the same shard at once, and no thread ever holds
+// two shard locks (so there is no lock order to get wrong).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+namespace kudu {
+namespace fs {
+
+struct BlockMapEntry {
+  uint32_t container = 0;  // index into OpenResult::containers
+  int64_t offset = 0;
+  int64_t length = 0;
+};
+
+class BlockMap {
+ public:
+  static constexpr int kNumShards = 32;
+
+  BlockMap() = default;
+  BlockMap(const BlockMap&) = delete;
+  BlockMap& operator=(const BlockMap&) = delete;
+
+  // Inserts `id` unless it is already present. When it is, nothing changes
+  // and `*existing` (if not null) receives the entry that holds it. Thread-safe.
+  bool Insert(uint64_t id, const BlockMapEntry& entry, BlockMapEntry* existing);
+  // Thread-safe.
+  bool Find(uint64_t id, BlockMapEntry* entry) const;
+  void Reserve(size_t n);
+
+  // Not thread-safe with concurrent inserts: for after the open.
+  size_t size() const;
+  void ForEach(const std::function<void(uint64_t, const BlockMapEntry&)>& fn) const;
+  // Every id, ascending (what `kudu fs list` prints).
+  std::vector<uint64_t> SortedIds() const;
+
+ private:
+  struct Shard {
+    mutable std::mutex mu;
+    absl::flat_hash_map<uint64_t, BlockMapEntry> map;
+  };
+  static int ShardOf(uint64_t id) {
+    // Ids are usually sequential; mix them so shards fill evenly.
+    return static_cast<int>((id * 0x9E3779B97F4A7C15ULL) >> 59);
+  }
+  Shard shards_[kNumShards];
+};
+
+}  // namespace fs
+}  // namespace kudu

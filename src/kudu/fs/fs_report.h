@@ -1,0 +1,45 @@
+// The FS layout report of one open (and its repair): Kudu-style text for an
+// operator, and the JSON object of docs/tool-contract.md for scripts.
+//
+// Entries are listed in container path order, then by offset, so two opens
+// of the same directories give the same report whatever the strategy or the
+// thread timing; only "replay" and "timing" differ.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kudu/fs/block_manager_open.h"
+
+namespace kudu {
+namespace fs {
+
+// Totals over every container of an open.
+struct FsReportTotals {
+  uint64_t containers = 0;  // found, not incomplete
+  uint64_t full_containers = 0;
+  uint64_t dead_containers = 0;
+  uint64_t low_live_containers = 0;
+  uint64_t live_blocks = 0;
+  uint64_t live_bytes = 0;
+  uint64_t live_bytes_aligned = 0;
+  uint64_t malformed_records = 0;
+  uint64_t partial_records = 0;
+  uint64_t incomplete_containers = 0;
+  uint64_t corrupt_containers = 0;  // containers with at least one fatal problem
+  uint64_t fatal_problems = 0;
+  uint64_t duplicate_block_ids = 0;  // ids live in more than one container
+};
+
+FsReportTotals ComputeReportTotals(const OpenResult& r);
+
+// The JSON report: every key of the tool contract, plus "repairs" when the
+// open ran with repair.
+nlohmann::json FsReportJson(const OpenResult& r);
+
+// The text report.
+std::string FsReportText(const OpenResult& r);
+
+}  // namespace fs
+}  // namespace kudu

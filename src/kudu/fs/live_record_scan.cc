@@ -1,0 +1,74 @@
+#include "kudu/fs/live_record_scan.h"
+
+#include <algorithm>
+#include <memory>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "kudu/fs/block_record_parser.h"
+#include "kudu/fs/container_replay_state.h"
+#include "kudu/fs/fs.pb.h"
+#include "kudu/fs/record_replay_loop.h"
+#include "kudu/util/pb_container_reader.h"
+
+namespace kudu {
+namespace fs {
+
+Status ScanLiveRecords(const LiveRecordScanParams& params, LiveRecordScan* scan) {
+  *scan = LiveRecordScan();
+  std::unique_ptr<RandomAccessFile> file;
+  RETURN_NOT_OK(RandomAccessFile::Open(params.metadata_path, params.server_key, &file));
+  scan->encrypted = file->encrypted();
+  if (file->cipher() != nullptr) scan->algorithm = file->cipher()->algorithm();
+
+  ContainerReplayState state(params.data_file_size, file->encryption_header_size(),
+                             params.fs_block_size);
+  FileRecordSource source(file.get());
+  PbContainerRecordReader<FileRecordSource> reader(&source);
+  Status s = reader.ReadHeaders(BlockRecordTypeName());
+  if (!s.ok()) {
+    scan->io = file->stats();
+    return s;
+  }
+  scan->version = reader.version();
+
+  // id → (record offset, body) of the record that made the block live.
+  absl::flat_hash_map<uint64_t, LiveRecord> live;
+  BlockRecordPB record;
+  Slice body;
+  uint64_t records = 0;
+  while (true) {
+    s = reader.ReadNextRecord(&body);
+    if (!s.ok()) break;
+    if (!ParseBlockRecord(body, &record)) {
+      s = Status::Corruption(params.metadata_path + ": record at offset " +
+                                 std::to_string(reader.record_offset()),
+                             "body does not parse as " + BlockRecordTypeName());
+      break;
+    }
+    const uint64_t id = record.block_id().id();
+    const bool was_live = state.live_blocks().contains(id);
+    state.OnRecord(record, reader.record_offset());
+    const bool is_live = state.live_blocks().contains(id);
+    if (!was_live && is_live) {
+      live[id] = LiveRecord{id, reader.record_offset(),
+                            std::string(reinterpret_cast<const char*>(body.data()), body.size())};
+    } else if (was_live && !is_live) {
+      live.erase(id);
+    }
+    records++;
+  }
+  scan->io = file->stats();
+  scan->outcome = MakeReplayOutcome(
+      s, s.IsEndOfFile() ? reader.next_offset() : reader.record_offset(), records);
+  if (!s.IsEndOfFile() && !s.IsIncomplete()) return s;
+
+  scan->live.reserve(live.size());
+  for (auto& kv : live) scan->live.push_back(std::move(kv.second));
+  std::sort(scan->live.begin(), scan->live.end(),
+            [](const LiveRecord& a, const LiveRecord& b) { return a.offset < b.offset; });
+  return Status::OK();
+}
+
+}  // namespace fs
+}  // namespace kudu
