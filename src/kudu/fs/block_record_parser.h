@@ -10,6 +10,15 @@ namespace kudu {
 // Parses `body` into `record` (reused between calls: no allocation once its
 // block_id sub-message exists). False when the body is not a complete
 // BlockRecordPB, exactly as protobuf's own parser decides.
+//
+// The common encoding (what Kudu and this project write) is decoded by a
+// direct loop several times faster than the generic parser; any other
+// encoding (repeated or unknown fields, odd varints, invalid enum values,
+// missing fields) is handed to protobuf, so the answer is always protobuf's.
 bool ParseBlockRecord(Slice body, BlockRecordPB* record);
+
+// Protobuf's generic parser alone: the reference the fast path is tested
+// against.
+bool ParseBlockRecordWithProtobuf(Slice body, BlockRecordPB* record);
 
 }  // namespace kudu
