@@ -201,6 +201,7 @@ Status LogBlockContainerWriter::Close() {
   Status result;
   if (metadata_) {
     metadata_end_ = metadata_->offset();
+    closed_metadata_writes_ += metadata_->file()->stats().write_syscalls;
     Status s = metadata_->Close();
     if (result.ok() && !s.ok()) result = s;
     metadata_.reset();
@@ -233,6 +234,10 @@ Status LogBlockContainerWriter::DeleteFiles() {
   s = env::DeleteFile(metadata_path_);
   if (result.ok() && !s.ok()) result = s;
   return result;
+}
+
+uint64_t LogBlockContainerWriter::metadata_write_syscalls() const {
+  return closed_metadata_writes_ + (metadata_ ? metadata_->file()->stats().write_syscalls : 0);
 }
 
 bool LogBlockContainerWriter::IsFull(uint64_t max_size, int64_t max_blocks) const {

@@ -154,6 +154,9 @@ class LogBlockContainerWriter {
   int64_t total_blocks() const { return total_blocks_; }
   // Raw size of the metadata file (the end of its last record).
   uint64_t metadata_size() const { return metadata_end_; }
+  // Write system calls issued on the metadata file since it was created
+  // (header included): how tests see that a group commit is one write.
+  uint64_t metadata_write_syscalls() const;
 
   // ---- naming and layout, shared with readers and repair ----
 
@@ -196,6 +199,7 @@ class LogBlockContainerWriter {
   uint64_t next_offset_ = 0;
   uint64_t metadata_end_ = 0;
   int64_t total_blocks_ = 0;
+  uint64_t closed_metadata_writes_ = 0;  // by metadata files closed so far
 };
 
 // Creates and deletes blocks across containers in several data dirs, as a

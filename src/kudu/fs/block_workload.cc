@@ -1,0 +1,152 @@
+#include "kudu/fs/block_workload.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "kudu/fs/seeded_random.h"
+
+namespace kudu {
+namespace fs {
+namespace {
+
+// Simulated wall clock: a fixed epoch advanced a little per record, so the
+// timestamps look like a server's and still repeat exactly for a seed.
+constexpr uint64_t kEpochMicros = 1700000000ULL * 1000000ULL;
+
+// Log-uniform in [lo, hi].
+uint64_t LogUniform(SeededRandom* rng, uint64_t lo, uint64_t hi) {
+  if (hi <= lo) return lo;
+  double x = std::log(static_cast<double>(lo)) +
+             rng->NextDouble() * (std::log(static_cast<double>(hi + 1)) -
+                                  std::log(static_cast<double>(lo)));
+  return std::min<uint64_t>(hi, std::max<uint64_t>(lo, static_cast<uint64_t>(std::exp(x))));
+}
+
+// Mostly small blocks with a long tail: 97% up to 4 KiB, 3% up to the max.
+uint64_t BlockSize(SeededRandom* rng, const BlockWorkloadOptions& o) {
+  const uint64_t lo = std::max<uint64_t>(1, o.min_block_size);
+  const uint64_t hi = std::max(lo, o.max_block_size);
+  const uint64_t knee = std::min(hi, std::max<uint64_t>(lo, 4096));
+  if (rng->Uniform(100) < 97) return LogUniform(rng, lo, knee);
+  return LogUniform(rng, knee, hi);
+}
+
+}  // namespace
+
+std::string FormatBlockLine(const GeneratedBlock& b) {
+  return b.id.ToString() + " " + b.container_id + " " + std::to_string(b.offset) + " " +
+         std::to_string(b.length);
+}
+
+Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* result) {
+  if (opts.containers < 0) return Status::InvalidArgument("containers must not be negative");
+  if (opts.blocks_per_container < 1) {
+    return Status::InvalidArgument("blocks_per_container must be at least 1");
+  }
+  if (opts.deleted_block_percentage < 0 || opts.deleted_block_percentage > 100) {
+    return Status::InvalidArgument("deleted_block_percentage must be within 0..100");
+  }
+  if (opts.seed == 0) return Status::InvalidArgument("the workload seed must be non-zero");
+
+  // Independent streams, so that e.g. a change in payload sizes does not
+  // change which blocks get deleted.
+  SeededRandom master(opts.seed);
+  SeededRandom size_rng = master.Fork();
+  SeededRandom data_rng = master.Fork();
+  SeededRandom delete_rng = master.Fork();
+  auto clock_rng = std::make_shared<SeededRandom>(master.Fork());
+  auto now = std::make_shared<uint64_t>(kEpochMicros + clock_rng->Uniform(1000000));
+
+  ContainerWriterOptions wo = opts.writer;
+  wo.seed = master.Next64() | 1;
+  wo.first_block_id = 1 + master.Uniform(1ULL << 40);
+  wo.max_container_blocks = opts.blocks_per_container;
+  wo.clock_us = [clock_rng, now]() {
+    *now += 1 + clock_rng->Uniform(2000);
+    return *now;
+  };
+
+  LogWritableBlockManager bm(wo);
+  Status s = bm.Open();
+  if (!s.ok()) return s;
+
+  const uint64_t total = static_cast<uint64_t>(opts.containers) *
+                         static_cast<uint64_t>(opts.blocks_per_container);
+  const uint64_t to_delete = static_cast<uint64_t>(
+      (static_cast<unsigned __int128>(total) * opts.deleted_block_percentage + 50) / 100);
+  const int max_group = std::max(1, opts.max_group_size);
+
+  std::vector<BlockId> live;  // unordered; picked from at random
+  live.reserve(total);
+  std::string payload;
+  std::vector<uint64_t> sizes;
+  std::vector<Slice> slices;
+  std::vector<BlockId> ids;
+  std::vector<BlockId> victims;
+  uint64_t created = 0, deleted = 0;
+
+  while (s.ok() && created < total) {
+    // One group commit of a few blocks.
+    const uint64_t g = std::min<uint64_t>(total - created, 1 + size_rng.Uniform(max_group));
+    sizes.clear();
+    uint64_t bytes = 0;
+    for (uint64_t i = 0; i < g; i++) {
+      sizes.push_back(BlockSize(&size_rng, opts));
+      bytes += sizes.back();
+    }
+    payload.resize(bytes);
+    data_rng.Fill(reinterpret_cast<uint8_t*>(&payload[0]), bytes);
+    slices.clear();
+    uint64_t pos = 0;
+    for (uint64_t sz : sizes) {
+      slices.emplace_back(payload.data() + pos, sz);
+      pos += sz;
+    }
+    s = bm.CreateBlocks(slices, &ids);
+    if (!s.ok()) break;
+    live.insert(live.end(), ids.begin(), ids.end());
+    created += g;
+
+    // Deletions keep pace with creations, so they land all through the
+    // metadata files (and in containers long full), not in one run at the
+    // end. Victims are random earlier blocks still live.
+    const uint64_t due = static_cast<uint64_t>(
+        static_cast<unsigned __int128>(to_delete) * created / total);
+    victims.clear();
+    while (deleted + victims.size() < due && !live.empty()) {
+      size_t i = delete_rng.Uniform(live.size());
+      victims.push_back(live[i]);
+      live[i] = live.back();
+      live.pop_back();
+    }
+    if (!victims.empty()) {
+      s = bm.DeleteBlocks(victims);
+      deleted += victims.size();
+    }
+  }
+  if (s.ok()) s = bm.Close();
+  if (!s.ok()) {
+    bm.AbandonUnfinished();
+    return s;
+  }
+
+  *result = BlockWorkloadResult();
+  result->containers = bm.containers().size();
+  result->blocks_created = bm.blocks_created();
+  result->blocks_deleted = bm.blocks_deleted();
+  result->data_bytes_written = bm.data_bytes_written();
+  for (const auto& c : bm.containers()) result->metadata_bytes += c->metadata_size();
+  result->live.reserve(bm.live_blocks().size());
+  for (const auto& e : bm.live_blocks()) {
+    result->live.push_back(
+        GeneratedBlock{e.first, e.second.container->id(), e.second.offset, e.second.length});
+    result->live_bytes += static_cast<uint64_t>(e.second.length);
+  }
+  std::sort(result->live.begin(), result->live.end(),
+            [](const GeneratedBlock& a, const GeneratedBlock& b) { return a.id < b.id; });
+  return Status::OK();
+}
+
+}  // namespace fs
+}  // namespace kudu

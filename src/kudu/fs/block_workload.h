@@ -1,0 +1,69 @@
+// A synthetic server workload over the log block manager: blocks of varied
+// sizes created in group commits, with deletions of random earlier blocks
+// interleaved all along, as flushes and compactions of a tablet server do.
+// Everything goes through LogWritableBlockManager, the same code a server's
+// writes take, so the result is an on-disk state a server could have left.
+//
+// `kudu fs generate` is a thin shell around this; tests and benchmarks call
+// it directly to make data dirs in-process.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kudu/fs/block_id.h"
+#include "kudu/fs/container_writer.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+namespace fs {
+
+struct BlockWorkloadOptions {
+  // Data dirs, encryption, sync, container limits. The workload sets the
+  // writer's seed, first block id, clock and max_container_blocks itself.
+  ContainerWriterOptions writer;
+  int64_t containers = 10;
+  // CREATE records per container: each container is filled with exactly
+  // this many blocks (unless --log_container_max_size fills it first, in
+  // which case more containers are made).
+  int64_t blocks_per_container = 1000;
+  // Share of the created blocks deleted, spread over the run.
+  int deleted_block_percentage = 10;
+  // Non-zero: the same seed gives byte-identical files.
+  uint64_t seed = 1;
+  // Block payload sizes: mostly small (log-uniform up to 4 KiB), a few up
+  // to max_block_size, which keeps a 100x1000 run to ~150 MB of payload.
+  uint64_t min_block_size = 64;
+  uint64_t max_block_size = 64 * 1024;
+  // Largest number of blocks in one group commit.
+  int max_group_size = 8;
+};
+
+struct GeneratedBlock {
+  BlockId id;
+  std::string container_id;
+  int64_t offset;
+  int64_t length;
+};
+
+struct BlockWorkloadResult {
+  uint64_t containers = 0;
+  uint64_t blocks_created = 0;
+  uint64_t blocks_deleted = 0;
+  uint64_t live_bytes = 0;
+  uint64_t data_bytes_written = 0;
+  uint64_t metadata_bytes = 0;
+  // Every live block, sorted by id.
+  std::vector<GeneratedBlock> live;
+};
+
+// Runs the workload. On failure the container being filled is deleted
+// (LogWritableBlockManager::AbandonUnfinished) and the error returned.
+Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* result);
+
+// "<16 hex id> <container id> <offset> <length>": one line of `kudu fs list`.
+std::string FormatBlockLine(const GeneratedBlock& b);
+
+}  // namespace fs
+}  // namespace kudu

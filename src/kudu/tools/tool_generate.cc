@@ -1,0 +1,191 @@
+// `kudu fs generate`: writes a realistic on-disk state through the project's
+// own writer (fs/container_writer.h, driven by fs/block_workload.h), the same
+// code path a server takes to create and delete blocks.
+//
+// Output: the containers in <root>/data/ of every --fs_data_dirs root, and,
+// for tests, <first root>/generate_live_blocks.txt listing every live block
+// sorted by id, one `<16 hex id> <container id> <offset> <length>` per line
+// (exactly what `kudu fs list` prints for the same dirs). One summary line
+// goes to stdout.
+//
+// Exit status: 0 on success; 2 for a usage error (unknown flag, missing or
+// unusable data dir, bad key, --encrypt without a key, out-of-range counts,
+// a data dir that already holds containers); 1 when writing fails midway.
+//
+// What an interrupted run leaves behind:
+//  - a failure we see (an I/O error) deletes the container being filled, so
+//    only complete containers remain, and no live-blocks file is written;
+//  - a SIGKILL (or power loss) can stop us anywhere. Every container is
+//    created as an empty .data then a .metadata whose container header and
+//    supplemental header go in one write (one page, which a signal cannot
+//    split), so the possible states are: an incomplete container (empty or
+//    header-only .data with a missing or sub-header .metadata), which the
+//    open recognises and repair deletes; or a complete container whose last
+//    record may be partial (the format's Incomplete: a torn write that was
+//    never acknowledged, which replay drops and repair truncates). Block
+//    bytes are always written before the record that points at them, so no
+//    record refers to bytes that are not there. What cannot appear is a file
+//    that looks like a valid container but is not. The live-blocks file is
+//    written to a temporary name and renamed, so it is either absent or
+//    complete (and then matches the dirs).
+#include <gflags/gflags.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kudu/fs/block_workload.h"
+#include "kudu/fs/container_writer.h"
+#include "kudu/tools/tool_action.h"
+#include "kudu/tools/tool_flags.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/env.h"
+
+DEFINE_int64(containers, 10, "generate: number of containers, spread round-robin over the data dirs");
+DEFINE_int64(blocks_per_container, 1000, "generate: CREATE records (blocks) per container");
+DEFINE_int32(deleted_block_percentage, 10,
+             "generate: share (0..100) of the created blocks that are deleted, interleaved with "
+             "the creations");
+DEFINE_uint64(seed, 1,
+              "generate: random seed; the same seed gives byte-identical files. 0 picks one from "
+              "the clock (and prints it)");
+DEFINE_bool(encrypt, false,
+            "generate: encrypt every file at rest with the server key (--server_key_hex or "
+            "--server_key_test_provider_hex)");
+DEFINE_int32(encryption_key_length, 128,
+             "generate --encrypt: file key length in bits (128, 192 or 256)");
+DEFINE_bool(generate_fsync, false,
+            "generate: fsync data before records and metadata after each commit, as a server "
+            "does (slower; the order of writes is the same without it)");
+
+namespace kudu {
+namespace tools {
+namespace {
+
+constexpr char kLiveBlocksFile[] = "generate_live_blocks.txt";
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Creates <root>/data and checks that generation can write there and that
+// no container is there already (a second run would mix block id ranges and
+// could reuse a seeded container id).
+Status PrepareDataDir(const std::string& root) {
+  const std::string data = fs::LogBlockContainerWriter::DataDir(root);
+  RETURN_NOT_OK_PREPEND(env::CreateDirs(data), "cannot create data dir");
+  if (!env::IsWritableDir(root) || !env::IsWritableDir(data)) {
+    return Status::InvalidArgument("data dir " + root + " is not writable");
+  }
+  std::vector<std::string> names;
+  RETURN_NOT_OK(env::ListDir(data, &names));
+  for (const std::string& n : names) {
+    if (EndsWith(n, ".data") || EndsWith(n, ".metadata")) {
+      return Status::InvalidArgument("data dir " + root + " already holds containers (" + n +
+                                     "); generate writes into empty data dirs only");
+    }
+  }
+  return Status::OK();
+}
+
+Status WriteLiveBlocks(const std::string& path, const std::vector<fs::GeneratedBlock>& live) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::IOError(tmp + ": cannot open for writing");
+    std::string line;
+    for (const fs::GeneratedBlock& b : live) {
+      line = fs::FormatBlockLine(b);
+      line.push_back('\n');
+      out.write(line.data(), static_cast<std::streamsize>(line.size()));
+    }
+    out.flush();
+    if (!out) return Status::IOError(tmp + ": write failed");
+  }
+  return env::RenameFile(tmp, path);
+}
+
+int RunGenerate(const std::vector<std::string>& args) {
+  if (!args.empty()) return UsageError("unexpected argument '" + args[0] + "'");
+  std::vector<std::string> dirs;
+  Status s = ParseDataDirs(&dirs);
+  if (!s.ok()) return UsageError(s.message());
+  ServerKey key;
+  bool have_key = false;
+  s = LoadServerKey(&key, &have_key);
+  if (!s.ok()) return UsageError(s.message());
+  if (FLAGS_encrypt && !have_key) {
+    return UsageError("--encrypt needs the server key: --server_key_hex or "
+                      "--server_key_test_provider_hex");
+  }
+  CipherAlgorithm alg = CipherAlgorithm::kAes128Ctr;
+  s = CipherAlgorithmForKeyBits(FLAGS_encryption_key_length, &alg);
+  if (!s.ok()) {
+    return UsageError("--encryption_key_length must be 128, 192 or 256, got " +
+                      std::to_string(FLAGS_encryption_key_length));
+  }
+  if (FLAGS_containers < 0) return UsageError("--containers must not be negative");
+  if (FLAGS_blocks_per_container < 1) return UsageError("--blocks_per_container must be at least 1");
+  if (FLAGS_deleted_block_percentage < 0 || FLAGS_deleted_block_percentage > 100) {
+    return UsageError("--deleted_block_percentage must be within 0..100");
+  }
+  for (const std::string& root : dirs) {
+    s = PrepareDataDir(root);
+    if (!s.ok()) return UsageError(s.message());
+  }
+
+  fs::BlockWorkloadOptions opts;
+  opts.writer.data_dirs = dirs;
+  opts.writer.sync = FLAGS_generate_fsync;
+  if (FLAGS_encrypt) {
+    opts.writer.server_key = &key;
+    opts.writer.algorithm = alg;
+  }
+  opts.containers = FLAGS_containers;
+  opts.blocks_per_container = FLAGS_blocks_per_container;
+  opts.deleted_block_percentage = FLAGS_deleted_block_percentage;
+  opts.seed = FLAGS_seed;
+  if (opts.seed == 0) {
+    opts.seed = static_cast<uint64_t>(
+                    std::chrono::system_clock::now().time_since_epoch().count()) | 1;
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  fs::BlockWorkloadResult result;
+  s = fs::RunBlockWorkload(opts, &result);
+  if (s.ok()) s = WriteLiveBlocks(env::JoinPath(dirs[0], kLiveBlocksFile), result.live);
+  if (!s.ok()) {
+    std::cerr << "kudu: error: generate failed: " << s.ToString() << std::endl;
+    return kExitInconsistent;
+  }
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::ostringstream line;
+  line << "generated " << result.containers << " containers in " << dirs.size()
+       << (dirs.size() == 1 ? " data dir: " : " data dirs: ") << result.live.size() << " live blocks (" << result.live_bytes
+       << " bytes), " << result.blocks_deleted << " deleted blocks, "
+       << result.blocks_created + result.blocks_deleted << " records, "
+       << result.data_bytes_written << " data bytes and " << result.metadata_bytes
+       << " metadata bytes written; seed " << opts.seed << ", "
+       << (FLAGS_encrypt ? "encrypted" : "not encrypted") << ", ";
+  char t[32];
+  std::snprintf(t, sizeof(t), "%.2f s", secs);
+  line << t;
+  std::cout << line.str() << std::endl;
+  return kExitOk;
+}
+
+[[maybe_unused]] const bool registered = RegisterToolAction(
+    {"fs", "generate",
+     "write a realistic on-disk state (containers with CREATE/DELETE records) through the "
+     "server's own block writer",
+     &RunGenerate});
+
+}  // namespace
+}  // namespace tools
+}  // namespace kudu

@@ -1,0 +1,47 @@
+// Reads containers back with the reference reader
+// (PbContainerRecordReader<FileRecordSource>, one read per step) and applies
+// CREATE/DELETE in file order, independently of the project's replay code, so
+// writer and generator tests check the files against the format itself.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kudu/fs/fs.pb.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+namespace test {
+
+// Every record of the metadata file at `path`, in file order. Any framing
+// problem (including a partial trailing record) is an error here: files
+// written by the writer must be clean.
+Status ReadMetadataRecords(const std::string& path, const ServerKey* key,
+                           std::vector<BlockRecordPB>* records);
+
+struct ReferenceBlock {
+  std::string container_id;
+  int64_t offset;
+  int64_t length;
+};
+
+struct ReferenceReplay {
+  std::map<uint64_t, ReferenceBlock> live;           // by block id
+  std::map<std::string, std::string> container_root;  // container id -> root
+  std::map<std::string, std::vector<BlockRecordPB>> records;  // container id -> records
+};
+
+// Replays every container in <root>/data/ of each root. Fails on anything
+// a well-formed server state cannot hold: an unpaired file, a malformed
+// record (§4), or the same id in two containers.
+Status ReplayDataDirs(const std::vector<std::string>& roots, const ServerKey* key,
+                      ReferenceReplay* out);
+
+// The `kudu fs list` lines of `live`, sorted by id, each ending in '\n'.
+std::string FormatLiveBlocks(const std::map<uint64_t, ReferenceBlock>& live);
+
+}  // namespace test
+}  // namespace kudu
