@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <cinttypes>
 #include <map>
 #include <mutex>
@@ -362,6 +363,50 @@ Status DetectKeyMisuse(const BlockManagerOpenOptions& opts,
   return Status::OK();
 }
 
+// Before any replay: a missing, wrong or superfluous key would make every
+// container fail (and the accelerated strategies fall back and log for
+// each); recognise it from the first bytes of the metadata files instead and
+// say it once. Probes containers in order until one looks right, so a good
+// key costs one or two small reads, and a wrong one a few per container.
+// The reads count as metadata reads.
+Status ProbeKey(const ServerKey* key, const std::vector<ContainerInfo>& containers,
+                ReplayStats* stats) {
+  uint64_t probed = 0, bad_magic = 0;
+  const ContainerInfo* first_bad = nullptr;
+  const uint64_t header = key != nullptr ? kEncryptionHeaderSize : 0;
+  for (const ContainerInfo& c : containers) {
+    if (!c.has_metadata || c.metadata_size < header + pb_container::kHeaderReadSize) continue;
+    std::unique_ptr<RandomAccessFile> file;
+    Status s = RandomAccessFile::Open(c.metadata_path, key, &file);
+    if (!s.ok()) return Status::OK();  // not a key problem: the open reports it
+    uint8_t buf[pb_container::kMagicSize];
+    s = file->Read(header, buf, sizeof(buf));
+    stats->Add(stats->metadata_read_syscalls, file->stats().read_syscalls);
+    stats->Add(stats->metadata_bytes_read, file->stats().bytes_read);
+    if (!s.ok()) return Status::OK();
+    const bool magic_ok = std::memcmp(buf, pb_container::kMagic, pb_container::kMagicSize) == 0;
+    if (key == nullptr) {
+      if (!magic_ok && HasEncryptionMagic(Slice(buf, sizeof(buf)))) {
+        return Status::NotSupported(c.metadata_path +
+                                    ": file is encrypted but no server key was given "
+                                    "(--server_key_hex)");
+      }
+      return Status::OK();
+    }
+    probed++;
+    if (magic_ok) return Status::OK();
+    bad_magic++;
+    if (first_bad == nullptr) first_bad = &c;
+  }
+  if (probed > 0 && bad_magic == probed) {
+    return Status::InvalidArgument(
+        first_bad->metadata_path +
+        ": offset 64: bad PB container magic right after the encryption header (in all " +
+        std::to_string(probed) + " containers): wrong server key? (--server_key_hex)");
+  }
+  return Status::OK();
+}
+
 void Snapshot(const SharedOpenState& shared, ReplayStatsSnapshot* out) {
   for (int k = 0; k < ReplayStats::kKinds; k++) {
     out->containers_by_strategy[k] = shared.stats.containers_by_strategy[k].load();
@@ -399,7 +444,7 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
   auto usage_failure = [&](Status s) {
     result->status = std::move(s);
     result->failure = OpenResult::Failure::kUsage;
-    LOG(ERROR) << "Block manager open failed: " << result->status.ToString();
+    // Not logged: the caller prints it, as the one line an operator sees.
     return result->status;
   };
 
@@ -433,12 +478,17 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
   std::sort(result->leftover_tmp_files.begin(), result->leftover_tmp_files.end());
   std::vector<ContainerInfo>& containers = result->containers;
   const uint64_t total = containers.size();
+  SharedOpenState shared(opts);
+  Status probe = ProbeKey(key, containers, &shared.stats);
+  if (!probe.ok()) {
+    Snapshot(shared, &result->replay);
+    return usage_failure(probe);
+  }
   LOG(INFO) << "Opening " << total << " log block containers in " << opts.data_dirs.size()
             << " data dirs (" << opts.threads_per_dir << " threads per dir, replay strategy "
             << StrategyChoiceName(opts.policy.choice) << ")";
 
   // Replay: one pool per dir, one ContainerReplayer per pool thread.
-  SharedOpenState shared(opts);
   {
     std::vector<std::vector<uint32_t>> by_dir(opts.data_dirs.size());
     for (uint32_t i = 0; i < total; i++) by_dir[containers[i].dir_index].push_back(i);
@@ -497,10 +547,12 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
     live += c.live_blocks;
     live_bytes += c.live_bytes;
     for (const ContainerProblem& p : c.problems) {
-      LOG(ERROR) << p.status.ToString();
+      // The report lists them all; the log shows the first few.
+      if (fatal < 10) LOG(ERROR) << p.status.ToString();
       if (fatal++ == 0) result->status = p.status;
     }
   }
+  if (fatal > 10) LOG(ERROR) << "... and " << (fatal - 10) << " more fatal problems";
   if (fatal > 0) {
     result->failure = OpenResult::Failure::kInconsistent;
   } else {

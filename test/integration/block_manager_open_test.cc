@@ -1,0 +1,618 @@
+// The block manager open on real directories: generated server states (plain
+// and encrypted, 1 to 4 data dirs, thousands of containers) open to exactly
+// the live set the writer recorded, with every report field checked against
+// an independent reference replay; every problem of §2 and §4 of the format
+// doc produces the prescribed report entries and status under every replay
+// strategy, with identical JSON apart from the replay statistics and timing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kudu/fs/block_id.h"
+#include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/block_workload.h"
+#include "kudu/fs/container_writer.h"
+#include "kudu/fs/fs_report.h"
+#include "kudu/util/env.h"
+#include "util/fs_fixture_util.h"
+#include "util/reference_replay_util.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace {
+
+using fs::OpenResult;
+using nlohmann::json;
+using test::HandContainer;
+using test::MakeCreate;
+using test::MakeDelete;
+using test::TempDir;
+
+#define ASSERT_OK(expr)                                     \
+  do {                                                      \
+    ::kudu::Status _s = (expr);                             \
+    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
+  } while (0)
+
+const StrategyChoice kAllChoices[] = {StrategyChoice::kStreaming, StrategyChoice::kInMemory,
+                                      StrategyChoice::kAuto};
+
+uint64_t AlignUp(uint64_t v) { return (v + 4095) / 4096 * 4096; }
+
+// ---------------------------------------------------------------------------
+// Generated server states.
+
+struct GeneratedCase {
+  int dirs;
+  bool encrypted;
+  int containers;
+  int blocks_per_container;
+};
+
+class GeneratedOpenTest : public ::testing::TestWithParam<GeneratedCase> {};
+
+TEST_P(GeneratedOpenTest, OpensToTheGeneratedLiveSet) {
+  const GeneratedCase& gc = GetParam();
+  TempDir tmp;
+  std::vector<std::string> roots;
+  for (int d = 0; d < gc.dirs; d++) roots.push_back(tmp.Join("dir" + std::to_string(d)));
+  ServerKey key = test::TestServerKey(16);
+  const ServerKey* k = gc.encrypted ? &key : nullptr;
+
+  fs::BlockWorkloadOptions wo;
+  wo.writer.data_dirs = roots;
+  wo.writer.server_key = k;
+  wo.writer.sync = false;
+  wo.writer.fs_block_size = 4096;
+  wo.containers = gc.containers;
+  wo.blocks_per_container = gc.blocks_per_container;
+  wo.deleted_block_percentage = 40;  // enough for dead and low-live containers
+  wo.max_block_size = 2048;
+  wo.max_group_size = 2;
+  wo.seed = 7 + gc.dirs;
+  fs::BlockWorkloadResult gen;
+  ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+  ASSERT_EQ(gc.containers, static_cast<int>(gen.containers));
+
+  // An independent replay of the same files for the fields the generator
+  // does not record (ids of deleted blocks, per-container totals).
+  test::ReferenceReplay ref;
+  ASSERT_OK(test::ReplayDataDirs(roots, k, &ref));
+  test::LiveSet expected_live;
+  for (const fs::GeneratedBlock& b : gen.live) {
+    expected_live[b.id.id()] = std::make_tuple(b.container_id, b.offset, b.length);
+  }
+  uint64_t live_bytes = 0, live_aligned = 0, max_id = 0;
+  for (const fs::GeneratedBlock& b : gen.live) {
+    live_bytes += b.length;
+    live_aligned += AlignUp(b.length);
+  }
+  std::map<std::string, uint64_t> live_per_container, total_per_container;
+  for (const fs::GeneratedBlock& b : gen.live) live_per_container[b.container_id]++;
+  for (const auto& kv : ref.records) {
+    for (const BlockRecordPB& r : kv.second) {
+      if (r.op_type() == CREATE) {
+        total_per_container[kv.first]++;
+        max_id = std::max<uint64_t>(max_id, r.block_id().id());
+      }
+    }
+  }
+  uint64_t full = 0, dead = 0, low_live = 0;
+  for (const auto& kv : total_per_container) {
+    if (kv.second < static_cast<uint64_t>(gc.blocks_per_container)) continue;
+    full++;
+    const uint64_t live = live_per_container[kv.first];
+    if (live == 0) dead++;
+    if (live > 0 && live * 2 <= kv.second) low_live++;
+  }
+
+  // The fixture must exercise what it checks.
+  EXPECT_EQ(gen.containers, full);
+  if (gc.containers >= 1000) {
+    EXPECT_GT(dead, 0u);
+    EXPECT_GT(low_live, 0u);
+  }
+
+  json first_report;
+  for (StrategyChoice choice : kAllChoices) {
+    SCOPED_TRACE(StrategyChoiceName(choice));
+    fs::BlockManagerOpenOptions opts = test::OpenOptions(roots, k, choice);
+    opts.threads_per_dir = 1 + gc.dirs;
+    opts.max_container_blocks = gc.blocks_per_container;
+    OpenResult r;
+    ASSERT_OK(fs::OpenBlockManager(opts, &r));
+    ASSERT_EQ(OpenResult::Failure::kNone, r.failure);
+    ASSERT_NE(nullptr, r.block_map);
+    EXPECT_EQ(expected_live, test::LiveSetOf(r));
+
+    // `kudu fs list` order: ascending ids, the generator's file exactly.
+    std::vector<uint64_t> ids = r.block_map->SortedIds();
+    ASSERT_EQ(gen.live.size(), ids.size());
+    for (size_t i = 0; i < ids.size(); i++) ASSERT_EQ(gen.live[i].id.id(), ids[i]);
+
+    json j = fs::FsReportJson(r);
+    EXPECT_TRUE(j["ok"].get<bool>());
+    EXPECT_EQ("OK", j["status"]);
+    EXPECT_EQ(roots, j["data_dirs"].get<std::vector<std::string>>());
+    EXPECT_EQ(gc.encrypted, j["encrypted"].get<bool>());
+    EXPECT_EQ(gen.containers, j["containers"].get<uint64_t>());
+    EXPECT_EQ(full, j["full_containers"].get<uint64_t>());
+    EXPECT_EQ(dead, j["dead_containers"].get<uint64_t>());
+    EXPECT_EQ(low_live, j["low_live_containers"].get<uint64_t>());
+    EXPECT_EQ(gen.live.size(), j["live_blocks"].get<uint64_t>());
+    EXPECT_EQ(live_bytes, j["live_bytes"].get<uint64_t>());
+    EXPECT_EQ(gen.live_bytes, j["live_bytes"].get<uint64_t>());
+    EXPECT_EQ(live_aligned, j["live_bytes_aligned"].get<uint64_t>());
+    EXPECT_EQ(max_id, j["max_block_id"].get<uint64_t>());
+    EXPECT_EQ(max_id + 1, j["next_block_id"].get<uint64_t>());
+    EXPECT_EQ(max_id + 1, r.next_block_id);
+    for (const char* zero : {"malformed_records", "partial_records", "incomplete_containers",
+                             "corrupt_containers", "duplicate_block_ids", "leftover_tmp_files"}) {
+      EXPECT_EQ(0u, j[zero].get<uint64_t>()) << zero;
+    }
+    for (const char* empty : {"malformed_records", "partial_records", "incomplete_containers",
+                              "corruption"}) {
+      EXPECT_TRUE(j["entries"][empty].empty()) << empty;
+    }
+    EXPECT_EQ(dead, j["entries"]["dead_containers"].size());
+    EXPECT_EQ(low_live, j["entries"]["low_live_containers"].size());
+    EXPECT_FALSE(j.contains("repairs"));
+
+    const json& rp = j["replay"];
+    uint64_t by_strategy = 0;
+    for (const char* s : {"streaming", "inmemory", "encrypted_inmemory", "windowed"}) {
+      ASSERT_TRUE(rp["containers_by_strategy"].contains(s)) << s;
+      by_strategy += rp["containers_by_strategy"][s].get<uint64_t>();
+    }
+    EXPECT_EQ(gen.containers, by_strategy);
+    EXPECT_EQ(0u, rp["fallbacks"].get<uint64_t>());
+    EXPECT_GT(rp["metadata_read_syscalls"].get<uint64_t>(), 0u);
+    EXPECT_GE(rp["metadata_bytes_read"].get<uint64_t>(), gen.metadata_bytes);
+    EXPECT_EQ(opts.policy.memory_budget_bytes, rp["memory_budget_bytes"].get<uint64_t>());
+    EXPECT_LE(rp["peak_buffer_bytes"].get<uint64_t>(), rp["memory_budget_bytes"].get<uint64_t>());
+    if (choice == StrategyChoice::kStreaming) {
+      EXPECT_EQ(gen.containers, rp["containers_by_strategy"]["streaming"].get<uint64_t>());
+      EXPECT_EQ(0u, rp["peak_buffer_bytes"].get<uint64_t>());
+    } else {
+      const char* inmem = gc.encrypted ? "encrypted_inmemory" : "inmemory";
+      EXPECT_EQ(gen.containers, rp["containers_by_strategy"][inmem].get<uint64_t>());
+      EXPECT_GT(rp["peak_buffer_bytes"].get<uint64_t>(), 0u);
+      // One read of the whole file per container (+ the header read of an
+      // encrypted file), plus a probe or two for the key check.
+      EXPECT_LE(rp["metadata_read_syscalls"].get<uint64_t>(),
+                gen.containers * (gc.encrypted ? 2 : 1) + 2);
+    }
+    for (const char* t : {"wall_s", "user_s", "sys_s"}) EXPECT_TRUE(j["timing"][t].is_number());
+
+    json stable = test::StableReport(r);
+    if (first_report.is_null()) {
+      first_report = stable;
+    } else {
+      EXPECT_EQ(first_report, stable);
+    }
+    std::string text = fs::FsReportText(r);
+    EXPECT_NE(std::string::npos, text.find("FS layout report"));
+    EXPECT_NE(std::string::npos,
+              text.find("Total live blocks: " + std::to_string(gen.live.size())));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DirsAndEncryption, GeneratedOpenTest,
+    ::testing::Values(GeneratedCase{1, false, 120, 5}, GeneratedCase{2, false, 120, 5},
+                      GeneratedCase{3, false, 120, 5}, GeneratedCase{4, false, 120, 5},
+                      GeneratedCase{1, true, 120, 5}, GeneratedCase{2, true, 120, 5},
+                      GeneratedCase{3, true, 120, 5}, GeneratedCase{4, true, 120, 5},
+                      // Thousands of containers.
+                      GeneratedCase{4, false, 2000, 4}, GeneratedCase{3, true, 2000, 4}),
+    [](const ::testing::TestParamInfo<GeneratedCase>& i) {
+      return std::to_string(i.param.dirs) + "dirs_" + (i.param.encrypted ? "encrypted" : "plain") +
+             "_" + std::to_string(i.param.containers) + "containers";
+    });
+
+// ---------------------------------------------------------------------------
+// Hand-built directories with every non-fatal problem at once.
+
+class ProblemsTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    key_ = test::TestServerKey(32);
+    k_ = GetParam() ? &key_ : nullptr;
+    base_ = test::FirstBlockOffset(k_);
+    data_size_ = base_ + 16 * 4096;
+  }
+  BlockRecordPB Create(uint64_t id, int slot, int64_t len = 100) {
+    return MakeCreate(id, static_cast<int64_t>(base_ + slot * 4096), len);
+  }
+  // Opens `roots` with every strategy; all must agree (JSON apart from
+  // replay and timing, the live set, the status); returns the last.
+  void OpenAll(const std::vector<std::string>& roots, OpenResult* out, json* stable) {
+    json first;
+    for (StrategyChoice choice : kAllChoices) {
+      SCOPED_TRACE(StrategyChoiceName(choice));
+      OpenResult r;
+      fs::OpenBlockManager(test::OpenOptions(roots, k_, choice), &r);
+      json j = test::StableReport(r);
+      if (first.is_null()) {
+        first = j;
+      } else {
+        EXPECT_EQ(first, j);
+      }
+      if (choice == StrategyChoice::kAuto) *out = std::move(r);
+    }
+    *stable = first;
+  }
+
+  // Raw offset of the PB container file header in a metadata file.
+  uint64_t base_header() const { return k_ ? 64 : 0; }
+
+  ServerKey key_;
+  const ServerKey* k_ = nullptr;
+  uint64_t base_ = 0;
+  uint64_t data_size_ = 0;
+};
+
+TEST_P(ProblemsTest, NonFatalProblemsAreReportedAndTheOpenSucceeds) {
+  TempDir tmp;
+  const std::string d0 = tmp.Join("d0"), d1 = tmp.Join("d1");
+  HandContainer c01, c02, c03, c04, c05, c06, c07, c08, c09;
+
+  // c01: clean, with a deleted block.
+  std::vector<BlockRecordPB> r01 = {Create(1, 0), Create(2, 1), Create(3, 2), MakeDelete(2)};
+  ASSERT_OK(test::WriteHandContainer(d0, test::ContainerIdFor(1), data_size_, &r01, k_, &c01));
+  // c02: a partial trailing record (the last record cut short).
+  std::vector<BlockRecordPB> r02 = {Create(10, 0), Create(11, 1), Create(12, 2)};
+  ASSERT_OK(test::WriteHandContainer(d0, test::ContainerIdFor(2), data_size_, &r02, k_, &c02));
+  ASSERT_OK(test::TruncateFileTo(c02.metadata_path, c02.end_offset - 5));
+  // c03: a zero-filled tail (size reached disk before the data).
+  std::vector<BlockRecordPB> r03 = {Create(20, 0), Create(21, 1)};
+  ASSERT_OK(test::WriteHandContainer(d0, test::ContainerIdFor(3), data_size_, &r03, k_, &c03));
+  ASSERT_OK(test::AppendZeros(c03.metadata_path, 30));
+  // c04: every kind of malformed record of §4.
+  BlockRecordPB no_offset = Create(31, 1);
+  no_offset.clear_offset();
+  BlockRecordPB no_length = Create(37, 1);
+  no_length.clear_length();
+  BlockRecordPB unknown = Create(36, 3);
+  unknown.set_op_type(UNKNOWN);
+  std::vector<BlockRecordPB> r04 = {
+      Create(30, 0),
+      no_offset,
+      MakeCreate(32, -1, 100),                                        // negative offset
+      MakeCreate(33, static_cast<int64_t>(base_), -5),                // negative length
+      MakeCreate(34, static_cast<int64_t>(data_size_) - 50, 100),     // past the data file
+      MakeCreate(35, INT64_MAX - 10, 100),                            // offset + length overflows
+      Create(30, 4),                                                  // already live
+      MakeDelete(99),                                                 // not live
+      unknown,                                                        // op_type UNKNOWN
+      no_length,
+  };
+  ASSERT_OK(test::WriteHandContainer(d0, test::ContainerIdFor(4), data_size_, &r04, k_, &c04));
+  // c05: incomplete: empty (or header-only) data, metadata shorter than a header.
+  std::vector<BlockRecordPB> none;
+  ASSERT_OK(test::WriteHandContainer(d0, test::ContainerIdFor(5), 0, nullptr, k_, &c05));
+  ASSERT_OK(test::WriteStringToFile(c05.metadata_path, k_ ? std::string(70, 'x') : "kudu"));
+  // c06: incomplete: a lone empty data file.
+  ASSERT_OK(test::WriteHandContainer(d0, test::ContainerIdFor(6), 0, nullptr, k_, &c06));
+  // c07: incomplete: a lone metadata file shorter than a header.
+  ASSERT_OK(test::WriteHandContainer(d0, test::ContainerIdFor(7), -1, nullptr, k_, &c07));
+  ASSERT_OK(test::WriteStringToFile(c07.metadata_path, ""));
+  // c08 (second dir): metadata without data, and no live block: incomplete.
+  std::vector<BlockRecordPB> r08 = {Create(40, 0), MakeDelete(40)};
+  ASSERT_OK(test::WriteHandContainer(d1, test::ContainerIdFor(8), -1, &r08, k_, &c08));
+  // c09: clean; plus files the open must ignore.
+  std::vector<BlockRecordPB> r09 = {Create(50, 0), Create(51, 1), Create(52, 2, 0)};
+  ASSERT_OK(test::WriteHandContainer(d1, test::ContainerIdFor(9), data_size_, &r09, k_, &c09));
+  ASSERT_OK(test::WriteStringToFile(c09.metadata_path + ".tmp.Ab3dE6", "leftover of a rewrite"));
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/block_manager_instance"), "x"));
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/notes.txt"), "x"));
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/C0FFEE.data"), "x"));
+
+  const auto before = test::SnapshotFiles(tmp.path());
+  OpenResult r;
+  json j;
+  OpenAll({d0, d1}, &r, &j);
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  EXPECT_EQ(OpenResult::Failure::kNone, r.failure);
+  // A plain open never writes.
+  EXPECT_EQ(before, test::SnapshotFiles(tmp.path()));
+
+  test::LiveSet live = test::LiveSetOf(r);
+  std::set<uint64_t> ids;
+  for (const auto& kv : live) ids.insert(kv.first);
+  EXPECT_EQ((std::set<uint64_t>{1, 3, 10, 11, 20, 21, 30, 50, 51, 52}), ids);
+  EXPECT_EQ(std::make_tuple(c04.id, static_cast<int64_t>(base_), int64_t{100}), live[30]);
+  EXPECT_EQ(52u, r.max_block_id);
+  EXPECT_EQ(53u, r.next_block_id);
+
+  EXPECT_TRUE(j["ok"].get<bool>());
+  EXPECT_EQ(5u, j["containers"].get<uint64_t>());
+  EXPECT_EQ(0u, j["full_containers"].get<uint64_t>());
+  EXPECT_EQ(10u, j["live_blocks"].get<uint64_t>());
+  EXPECT_EQ(900u, j["live_bytes"].get<uint64_t>());
+  EXPECT_EQ(9u * 4096, j["live_bytes_aligned"].get<uint64_t>());
+  EXPECT_EQ(52u, j["max_block_id"].get<uint64_t>());
+  EXPECT_EQ(9u, j["malformed_records"].get<uint64_t>());
+  EXPECT_EQ(2u, j["partial_records"].get<uint64_t>());
+  EXPECT_EQ(4u, j["incomplete_containers"].get<uint64_t>());
+  EXPECT_EQ(0u, j["corrupt_containers"].get<uint64_t>());
+  EXPECT_EQ(1u, j["leftover_tmp_files"].get<uint64_t>());
+
+  const json& partial = j["entries"]["partial_records"];
+  ASSERT_EQ(2u, partial.size());
+  EXPECT_EQ(c02.path, partial[0]["container"]);
+  EXPECT_EQ(c02.metadata_path, partial[0]["file"]);
+  EXPECT_EQ(c02.record_offsets[2], partial[0]["offset"].get<uint64_t>());
+  EXPECT_EQ(c03.path, partial[1]["container"]);
+  EXPECT_EQ(c03.end_offset, partial[1]["offset"].get<uint64_t>());
+
+  const json& malformed = j["entries"]["malformed_records"];
+  ASSERT_EQ(9u, malformed.size());
+  const std::vector<std::pair<uint64_t, std::string>> expected_malformed = {
+      {31, "without offset or length"}, {32, "negative offset"},
+      {33, "negative offset"},           {34, "past the end of the data file"},
+      {35, "overflows"},                 {30, "already live"},
+      {99, "not live"},                  {36, "UNKNOWN"},
+      {37, "without offset or length"}};
+  for (size_t i = 0; i < malformed.size(); i++) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(c04.path, malformed[i]["container"]);
+    EXPECT_EQ(c04.record_offsets[i + 1], malformed[i]["offset"].get<uint64_t>());
+    EXPECT_EQ(BlockId(expected_malformed[i].first).ToString(), malformed[i]["block_id"]);
+    EXPECT_NE(std::string::npos,
+              malformed[i]["reason"].get<std::string>().find(expected_malformed[i].second))
+        << malformed[i]["reason"];
+  }
+
+  const json& incomplete = j["entries"]["incomplete_containers"];
+  ASSERT_EQ(4u, incomplete.size());
+  EXPECT_EQ(c05.path, incomplete[0]["container"]);
+  EXPECT_EQ(c06.path, incomplete[1]["container"]);
+  EXPECT_EQ(c07.path, incomplete[2]["container"]);
+  EXPECT_EQ(c08.path, incomplete[3]["container"]);
+  EXPECT_TRUE(j["entries"]["corruption"].empty());
+  EXPECT_EQ(c09.metadata_path + ".tmp.Ab3dE6", j["entries"]["leftover_tmp_files"][0]);
+
+  std::string text = fs::FsReportText(r);
+  EXPECT_NE(std::string::npos, text.find("Total LBM partial records: 2"));
+  EXPECT_NE(std::string::npos, text.find("Total incomplete LBM containers: 4"));
+  EXPECT_NE(std::string::npos, text.find("Total malformed LBM records: 9"));
+  EXPECT_NE(std::string::npos, text.find("Partial record in " + c02.metadata_path +
+                                         " at offset " + std::to_string(c02.record_offsets[2])));
+}
+
+TEST_P(ProblemsTest, FatalProblemsFailTheOpenButEveryContainerIsReported) {
+  // Every case: built, opened with every strategy (same JSON), the open
+  // fails with the first problem's message, no block map is published, and
+  // the healthy container beside it is still reported.
+  struct Case {
+    const char* name;
+    std::function<void(const std::string& root, HandContainer* c, uint64_t* offset,
+                       std::string* word, uint64_t* live)>
+        build;
+  };
+  const std::vector<Case> cases = {
+      {"mid-file body corruption",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         std::vector<BlockRecordPB> rs = {Create(1, 0), Create(2, 1), Create(3, 2), Create(4, 3)};
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), data_size_, &rs, k_, c));
+         ASSERT_OK(test::FlipByte(c->metadata_path, c->record_offsets[2] + 10));
+         *offset = c->record_offsets[2];
+         *word = "body checksum mismatch";
+         *live = 2;  // the records before the damage
+       }},
+      {"mid-file length corruption",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         std::vector<BlockRecordPB> rs = {Create(1, 0), Create(2, 1), Create(3, 2)};
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), data_size_, &rs, k_, c));
+         ASSERT_OK(test::FlipByte(c->metadata_path, c->record_offsets[1], 0x01));
+         *offset = c->record_offsets[1];
+         *word = "length checksum mismatch";
+         *live = 1;
+       }},
+      {"non-zero garbage after zeros",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         std::vector<BlockRecordPB> rs = {Create(1, 0), Create(2, 1)};
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), data_size_, &rs, k_, c));
+         ASSERT_OK(test::AppendZeros(c->metadata_path, 40));
+         ASSERT_OK(test::SetByte(c->metadata_path, c->end_offset + 30, 0x5a));
+         *offset = c->end_offset;
+         *word = "length checksum mismatch";
+         *live = 2;
+       }},
+      {"file header damage",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         std::vector<BlockRecordPB> rs = {Create(1, 0)};
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), data_size_, &rs, k_, c));
+         ASSERT_OK(test::FlipByte(c->metadata_path, base_header() + 12));  // header crc
+         *offset = base_header();
+         *word = "header checksum mismatch";
+         *live = 0;
+       }},
+      {"supplemental header damage",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         std::vector<BlockRecordPB> rs = {Create(1, 0)};
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), data_size_, &rs, k_, c));
+         ASSERT_OK(test::FlipByte(c->metadata_path, base_header() + 16 + 20));
+         *offset = base_header();
+         *word = "supplemental header";
+         *live = 0;
+       }},
+      {"v1 partial record is corruption",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         std::vector<BlockRecordPB> rs = {Create(1, 0), Create(2, 1)};
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), data_size_, &rs, k_, c,
+                                            /*version=*/1));
+         ASSERT_OK(test::TruncateFileTo(c->metadata_path, c->end_offset - 3));
+         *offset = c->record_offsets[1];
+         *word = "v1 file";
+         *live = 1;
+       }},
+      {"metadata without data but with live blocks",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         std::vector<BlockRecordPB> rs = {Create(1, 0), Create(2, 1), MakeDelete(1)};
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), -1, &rs, k_, c));
+         *offset = 0;
+         *word = "is missing, but the metadata has 1 live blocks";
+         *live = 1;
+       }},
+      {"data without metadata",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), data_size_, nullptr,
+                                            k_, c));
+         *offset = 0;
+         *word = "has no metadata file";
+         *live = 0;
+       }},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    TempDir tmp;
+    const std::string root = tmp.Join("d");
+    HandContainer bad, healthy;
+    uint64_t offset = 0, live_in_bad = 0;
+    std::string word;
+    tc.build(root, &bad, &offset, &word, &live_in_bad);
+    if (HasFatalFailure()) return;
+    std::vector<BlockRecordPB> ok_records = {Create(100, 0), Create(101, 1)};
+    ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(2), data_size_, &ok_records, k_,
+                                       &healthy));
+    const auto before = test::SnapshotFiles(tmp.path());
+
+    OpenResult r;
+    json j;
+    OpenAll({root}, &r, &j);
+    EXPECT_EQ(before, test::SnapshotFiles(tmp.path()));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(OpenResult::Failure::kInconsistent, r.failure);
+    EXPECT_EQ(nullptr, r.block_map);  // never a partial block map
+    const std::string status = r.status.ToString();
+    EXPECT_NE(std::string::npos, status.find(bad.id)) << status;
+    EXPECT_NE(std::string::npos, status.find(word)) << status;
+
+    EXPECT_FALSE(j["ok"].get<bool>());
+    EXPECT_EQ(status, j["status"]);
+    EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());
+    EXPECT_EQ(2u, j["containers"].get<uint64_t>());
+    EXPECT_EQ(2 + live_in_bad, j["live_blocks"].get<uint64_t>());
+    const json& corruption = j["entries"]["corruption"];
+    ASSERT_EQ(1u, corruption.size());
+    EXPECT_EQ(bad.path, corruption[0]["container"]);
+    EXPECT_EQ(offset, corruption[0]["offset"].get<uint64_t>());
+    EXPECT_NE(std::string::npos, corruption[0]["message"].get<std::string>().find(word));
+    EXPECT_NE(std::string::npos, corruption[0]["message"].get<std::string>().find(
+                                     corruption[0]["file"].get<std::string>()));
+  }
+}
+
+TEST_P(ProblemsTest, SameLiveIdInTwoContainersIsFatalAndNamesBoth) {
+  TempDir tmp;
+  const std::string d0 = tmp.Join("d0"), d1 = tmp.Join("d1");
+  HandContainer a, b, c;
+  std::vector<BlockRecordPB> ra = {Create(1, 0), Create(7, 1), Create(8, 2)};
+  std::vector<BlockRecordPB> rb = {Create(5, 0), MakeDelete(5), Create(7, 1)};
+  // A dead duplicate is no duplicate: 8 is deleted in c.
+  std::vector<BlockRecordPB> rc = {Create(8, 0), MakeDelete(8), Create(9, 1)};
+  ASSERT_OK(test::WriteHandContainer(d0, test::ContainerIdFor(1), data_size_, &ra, k_, &a));
+  ASSERT_OK(test::WriteHandContainer(d1, test::ContainerIdFor(2), data_size_, &rb, k_, &b));
+  ASSERT_OK(test::WriteHandContainer(d1, test::ContainerIdFor(3), data_size_, &rc, k_, &c));
+
+  OpenResult r;
+  json j;
+  OpenAll({d0, d1}, &r, &j);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(OpenResult::Failure::kInconsistent, r.failure);
+  EXPECT_EQ(nullptr, r.block_map);
+  EXPECT_EQ(1u, j["duplicate_block_ids"].get<uint64_t>());
+  EXPECT_EQ(2u, j["corrupt_containers"].get<uint64_t>());
+  const json& corruption = j["entries"]["corruption"];
+  ASSERT_EQ(2u, corruption.size());
+  EXPECT_EQ(a.path, corruption[0]["container"]);
+  EXPECT_EQ(a.record_offsets[1], corruption[0]["offset"].get<uint64_t>());
+  EXPECT_EQ(b.path, corruption[1]["container"]);
+  EXPECT_EQ(b.record_offsets[2], corruption[1]["offset"].get<uint64_t>());
+  const std::string msg = corruption[0]["message"];
+  EXPECT_NE(std::string::npos, msg.find(BlockId(7).ToString())) << msg;
+  EXPECT_NE(std::string::npos, msg.find(a.path)) << msg;
+  EXPECT_NE(std::string::npos, msg.find(b.path)) << msg;
+  EXPECT_EQ(j["status"], corruption[0]["message"]);
+}
+
+INSTANTIATE_TEST_SUITE_P(PlainAndEncrypted, ProblemsTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return i.param ? "encrypted" : "plain";
+                         });
+
+// ---------------------------------------------------------------------------
+// Usage errors: nothing about the on-disk state.
+
+TEST(BlockManagerOpenUsageTest, BadDirsAndKeysAreUsageErrorsNamingThePath) {
+  TempDir tmp;
+  ServerKey key = test::TestServerKey(16), other = test::TestServerKey(24);
+  const std::string enc = tmp.Join("enc"), plain = tmp.Join("plain");
+  HandContainer c;
+  std::vector<BlockRecordPB> rs = {MakeCreate(1, 4096, 10)};
+  ASSERT_OK(test::WriteHandContainer(enc, test::ContainerIdFor(1), 8192, &rs, &key, &c));
+  std::vector<BlockRecordPB> rs2 = {MakeCreate(2, 4096, 10)};
+  ASSERT_OK(test::WriteHandContainer(enc, test::ContainerIdFor(2), 8192, &rs2, &key, &c));
+  std::vector<BlockRecordPB> rp = {MakeCreate(1, 0, 10)};
+  HandContainer p;
+  ASSERT_OK(test::WriteHandContainer(plain, test::ContainerIdFor(1), 8192, &rp, nullptr, &p));
+  ASSERT_OK(env::CreateDirs(tmp.Join("nodata")));
+
+  struct Case {
+    std::vector<std::string> roots;
+    const ServerKey* key;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {{tmp.Join("missing")}, nullptr, tmp.Join("missing") + " does not exist"},
+      {{plain, tmp.Join("nodata")}, nullptr, tmp.Join("nodata") + " has no data/"},
+      {{enc}, nullptr, "file is encrypted but no server key was given"},
+      {{enc}, &other, "wrong server key?"},
+      {{plain}, &key, "not encrypted, but a server key was given"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.expect);
+    for (StrategyChoice choice : kAllChoices) {
+      OpenResult r;
+      Status s = fs::OpenBlockManager(test::OpenOptions(tc.roots, tc.key, choice), &r);
+      ASSERT_FALSE(s.ok());
+      EXPECT_EQ(OpenResult::Failure::kUsage, r.failure);
+      EXPECT_NE(std::string::npos, s.ToString().find(tc.expect)) << s.ToString();
+      EXPECT_EQ(nullptr, r.block_map);
+      EXPECT_EQ(0u, r.replay.fallbacks);  // recognised before any replay
+    }
+  }
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(test::OpenOptions({enc}, &key), &r));
+  EXPECT_EQ(2u, r.block_map->size());
+}
+
+TEST(BlockManagerOpenUsageTest, EmptyDirOpensWithZeroContainers) {
+  TempDir tmp;
+  ASSERT_OK(env::CreateDirs(tmp.Join("d/data")));
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(test::OpenOptions({tmp.Join("d")}, nullptr), &r));
+  json j = fs::FsReportJson(r);
+  EXPECT_EQ(0u, j["containers"].get<uint64_t>());
+  EXPECT_EQ(0u, j["live_blocks"].get<uint64_t>());
+  EXPECT_EQ("OK", j["status"]);
+  EXPECT_EQ(1u, r.next_block_id);
+}
+
+}  // namespace
+}  // namespace kudu

@@ -1,0 +1,81 @@
+#include "kudu/util/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace kudu {
+namespace {
+
+TEST(ThreadPoolTest, RunsEveryTaskAndWaitSeesThemAll) {
+  ThreadPool pool("test", 4);
+  EXPECT_EQ(4, pool.num_threads());
+  std::atomic<int> done{0};
+  for (int i = 0; i < 1000; i++) pool.Submit([&] { done.fetch_add(1); });
+  pool.Wait();
+  EXPECT_EQ(1000, done.load());
+  // Reusable after Wait().
+  for (int i = 0; i < 10; i++) pool.Submit([&] { done.fetch_add(1); });
+  pool.Wait();
+  EXPECT_EQ(1010, done.load());
+}
+
+TEST(ThreadPoolTest, UsesSeveralThreadsAtOnce) {
+  ThreadPool pool("test", 3);
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+  std::atomic<int> running{0}, max_running{0};
+  for (int i = 0; i < 3; i++) {
+    pool.Submit([&] {
+      int now = running.fetch_add(1) + 1;
+      int m = max_running.load();
+      while (now > m && !max_running.compare_exchange_weak(m, now)) {
+      }
+      // Hold the thread until all three have started (or a generous timeout).
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (running.load() < 3 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+      std::lock_guard<std::mutex> l(mu);
+      ids.insert(std::this_thread::get_id());
+    });
+  }
+  pool.Wait();
+  EXPECT_EQ(3u, ids.size());
+  EXPECT_EQ(3, max_running.load());
+}
+
+TEST(ThreadPoolTest, DestructorDrainsTheQueue) {
+  std::atomic<int> done{0};
+  {
+    ThreadPool pool("test", 2);
+    for (int i = 0; i < 100; i++) {
+      pool.Submit([&] {
+        std::this_thread::sleep_for(std::chrono::microseconds(10));
+        done.fetch_add(1);
+      });
+    }
+  }
+  EXPECT_EQ(100, done.load());
+}
+
+TEST(ThreadPoolTest, ZeroThreadsMeansOne) {
+  ThreadPool pool("test", 0);
+  EXPECT_EQ(1, pool.num_threads());
+  int x = 0;
+  pool.Submit([&] { x = 42; });
+  pool.Wait();
+  EXPECT_EQ(42, x);
+}
+
+TEST(ThreadPoolTest, WaitWithNothingSubmittedReturns) {
+  ThreadPool pool("test", 2);
+  pool.Wait();
+}
+
+}  // namespace
+}  // namespace kudu

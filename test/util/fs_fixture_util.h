@@ -1,0 +1,72 @@
+// Helpers for tests of the block manager open, the report and repair: data
+// dirs built by hand, container by container (real files written through the
+// file layer, then broken on purpose with test_util.h), and comparisons of
+// open results.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/fs.pb.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+namespace test {
+
+// A deterministic container id: 32 lowercase hex digits ending in `n`.
+std::string ContainerIdFor(uint64_t n);
+
+// Raw offset of the first block in a data file (0, or 4096 when encrypted
+// with 4 KiB fs blocks), as the writer lays it out.
+uint64_t FirstBlockOffset(const ServerKey* key);
+
+struct HandContainer {
+  std::string root;
+  std::string id;
+  std::string path;  // <root>/data/<id>, as the report names it
+  std::string data_path;
+  std::string metadata_path;
+  // Raw offset of each record in the metadata file, and the end of the last.
+  std::vector<uint64_t> record_offsets;
+  uint64_t end_offset = 0;
+};
+
+// Writes <root>/data/<id>.data of `data_size` raw bytes (encryption header
+// included when `key` is set) and <root>/data/<id>.metadata holding
+// `records` (PB container `version`). `data_size` < 0: no data file;
+// `records` null: no metadata file.
+Status WriteHandContainer(const std::string& root, const std::string& id, int64_t data_size,
+                          const std::vector<BlockRecordPB>* records, const ServerKey* key,
+                          HandContainer* out, uint32_t version = 2);
+
+// Writes a data file of `size` raw bytes (zeros after the header).
+Status WriteDataFile(const std::string& path, uint64_t size, const ServerKey* key);
+
+// The live set of a successful open: id → (container id, offset, length).
+using LiveSet = std::map<uint64_t, std::tuple<std::string, int64_t, int64_t>>;
+LiveSet LiveSetOf(const fs::OpenResult& r);
+
+// The JSON report without the keys that legitimately differ between
+// strategies and runs ("replay", "timing").
+nlohmann::json StableReport(const fs::OpenResult& r);
+
+// Every regular file under `dir` → its bytes.
+std::map<std::string, std::string> SnapshotFiles(const std::string& dir);
+
+// Copies a directory tree.
+Status CopyTree(const std::string& from, const std::string& to);
+
+// Options for an in-process open of `roots`.
+fs::BlockManagerOpenOptions OpenOptions(const std::vector<std::string>& roots,
+                                        const ServerKey* key,
+                                        StrategyChoice choice = StrategyChoice::kAuto);
+
+}  // namespace test
+}  // namespace kudu
