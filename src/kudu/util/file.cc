@@ -130,6 +130,10 @@ Status RandomAccessFile::ReadV(uint64_t offset, const Slice* bufs, size_t nbufs)
   size_t done = 0;
   size_t first = 0;  // first iovec not yet filled
   while (done < total) {
+    // Skip empty buffers: a short read must shorten one that has room (a
+    // 0-byte pread would look like the end of the file). One remains, as
+    // done < total.
+    while (iov[first].iov_len == 0) first++;
     IoFault fault = IoFaultInjector::OnCall(IoOp::kRead, filename_);
     ssize_t r;
     if (fault == IoFault::kEIO) {

@@ -64,9 +64,14 @@ Status PbContainerWriter::AppendBatch(const std::vector<const google::protobuf::
   std::string body;
   for (const google::protobuf::Message* r : records) {
     body.clear();
-    if (!r->SerializeToString(&body)) {
-      return Status::InvalidArgument("record is missing required fields: " +
+    // Check before serializing: SerializeToString() on a message missing
+    // required fields is a fatal CHECK in libprotobuf, not a false return.
+    if (!r->IsInitialized()) {
+      return Status::InvalidArgument(file_->filename() + ": record is missing required fields: " +
                                      r->InitializationErrorString());
+    }
+    if (!r->SerializeToString(&body)) {
+      return Status::InvalidArgument(file_->filename() + ": record does not serialize");
     }
     pb_container::AppendRecord(version_, body, &buf_);
   }
