@@ -2,6 +2,7 @@
 #include "kudu/fs/in_memory_replay.h"
 #include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/fs/streaming_replay.h"
+#include "kudu/fs/windowed_replay.h"
 
 namespace kudu {
 
@@ -22,7 +23,7 @@ std::unique_ptr<MetadataReplayStrategy> NewReplayStrategy(ReplayStrategyKind kin
     case ReplayStrategyKind::kStreaming: return std::make_unique<StreamingReplay>();
     case ReplayStrategyKind::kInMemory: return std::make_unique<InMemoryReplay>();
     case ReplayStrategyKind::kEncryptedInMemory: return std::make_unique<EncryptedInMemoryReplay>();
-    case ReplayStrategyKind::kWindowed:
+    case ReplayStrategyKind::kWindowed: return std::make_unique<WindowedReplay>(opts.window_bytes);
     case ReplayStrategyKind::kNumKinds: break;
   }
   return nullptr;

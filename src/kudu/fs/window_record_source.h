@@ -1,0 +1,252 @@
+// A PbContainerRecordReader source that reads a metadata file of any size
+// through one fixed buffer (the window), for the Windowed strategy.
+//
+// Reads. A Read(offset, n) that lies inside the current window is a pointer
+// into it. Any other Read refills the window starting at `offset`: one
+// ReadRaw of max(n, window) bytes (clipped to the buffer and to the end of
+// the file; ReadRaw loops only on short reads), so a record that straddles
+// the window's end is read again whole at the start of the next window and
+// every Read lies entirely inside one window. The view stays valid until the
+// next call, as the reader requires.
+//
+// Memory. The buffer is min(max(window, kMinWindowBufferBytes), payload)
+// bytes, allocated once per file. A Read larger than the buffer is refused
+// with an IOError ("... larger than the replay window ..."), which ends the
+// replay non-cleanly so that the orchestrator falls back to Streaming: a file
+// with a huge valid record still gets Streaming's exact result, and the
+// window never grows. The zero-tail check (step 3 of §2) streams through the
+// buffer piece by piece, keeping the reference's 4 MiB chunk semantics.
+//
+// Encryption (the all-zero rule of §5). After a refill the window's
+// ciphertext is indexed (ZeroRunIndex, raw file offsets) and decrypted in
+// place with one AES-CTR pass (one cipher context per file). A Read whose
+// range lies inside a run of zero ciphertext reads zeros (zeroed in place);
+// a Read shorter than the index's minimum run re-encrypts its bytes to
+// recover the ciphertext. A window whose ciphertext holds more than
+// kMaxIndexedZeroRuns zero runs (only an adversarial or damaged file does)
+// is not indexed: it stays ciphertext and each Read is decrypted on its own,
+// exactly as the reference does, so the index never holds more than a fixed
+// few KiB whatever the file. Bytes that a Read changed in place (zeroed, or
+// decrypted in that per-read mode) are never served again: a later Read that
+// starts before them refills the window from the file.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "kudu/fs/zero_run_index.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/file.h"
+#include "kudu/util/pb_container_format.h"
+#include "kudu/util/slice.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+
+// The buffer never holds less than this (unless the file is smaller), so
+// that any legitimate record and supplemental header fits; windows below it
+// only move the refill boundaries (tests use windows of a few bytes to make
+// records straddle at every position). The flag raises smaller values to it,
+// so in production the buffer is exactly the window the budget granted.
+constexpr size_t kMinWindowBufferBytes = 64 * 1024;
+
+// Zero-ciphertext runs indexed per window at most (16 bytes each).
+constexpr size_t kMaxIndexedZeroRuns = 1024;
+
+// What one file's windowed replay did (test hooks and benchmarks).
+struct WindowStats {
+  uint64_t buffer_bytes = 0;       // bytes of the window buffer
+  uint64_t refills = 0;            // window refills (one ReadRaw each)
+  uint64_t zero_check_reads = 0;   // reads of the zero-tail check
+  uint64_t per_read_windows = 0;   // encrypted windows left undecrypted (too many zero runs)
+  uint64_t max_zero_runs = 0;      // most zero runs indexed for one window
+};
+
+// Counts the maximal runs of at least ZeroRunIndex::kMinRun zero bytes in
+// data[0, n), stopping as soon as the count exceeds `limit`. Allocates
+// nothing.
+inline size_t CountZeroRuns(const uint8_t* data, size_t n, size_t limit) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHighs = 0x8080808080808080ULL;
+  size_t count = 0;
+  size_t i = 0;
+  while (i < n) {
+    // Skip 8 bytes at a time while none of them is zero (ciphertext: 97%).
+    while (i + 8 <= n) {
+      uint64_t v;
+      std::memcpy(&v, data + i, 8);
+      if (((v - kOnes) & ~v & kHighs) != 0) break;
+      i += 8;
+    }
+    if (i >= n) break;
+    if (data[i] != 0) {
+      i++;
+      continue;
+    }
+    // data[i - 1] is non-zero (or i == 0): a maximal run starts here.
+    size_t j = i;
+    while (j < n && data[j] == 0) j++;
+    if (j - i >= ZeroRunIndex::kMinRun && ++count > limit) return count;
+    i = j;
+  }
+  return count;
+}
+
+class WindowRecordSource {
+ public:
+  // The buffer a window of `window_bytes` needs for a payload of
+  // `payload_bytes` (the file minus its encryption header).
+  static size_t BufferBytesFor(size_t window_bytes, uint64_t payload_bytes) {
+    const uint64_t cap = std::max<uint64_t>(window_bytes, kMinWindowBufferBytes);
+    return static_cast<size_t>(std::min<uint64_t>(cap, payload_bytes));
+  }
+
+  // Reads `file` through a window of `window_bytes` (>= 1). `index` is
+  // reused across files; `stats` receives this file's counters.
+  WindowRecordSource(RandomAccessFile* file, size_t window_bytes, ZeroRunIndex* index,
+                     WindowStats* stats)
+      : file_(file),
+        cipher_(file->cipher()),
+        data_start_(file->encryption_header_size()),
+        size_(file->size()),
+        window_(std::max<size_t>(window_bytes, 1)),
+        capacity_(BufferBytesFor(window_, size_ - data_start_)),
+        // Not zero-initialised: only bytes a ReadRaw filled are ever served.
+        buf_(capacity_ ? new uint8_t[capacity_] : nullptr),
+        index_(index),
+        stats_(stats) {
+    *stats_ = WindowStats();
+    stats_->buffer_bytes = capacity_;
+    index_->Build(nullptr, 0, 0);  // clear what a previous file left
+  }
+
+  const std::string& filename() const { return file_->filename(); }
+  uint64_t size() const { return size_; }
+  uint64_t data_start() const { return data_start_; }
+  size_t capacity() const { return capacity_; }
+
+  Status Read(uint64_t offset, size_t n, Slice* out) {
+    if (n > capacity_) {
+      return Status::IOError(filename() + ": read of " + std::to_string(n) + " bytes at offset " +
+                                 std::to_string(offset),
+                             "record larger than the replay window of " +
+                                 std::to_string(capacity_) + " bytes; replay it with streaming");
+    }
+    if (offset < win_begin_ || offset + n > win_end_ || offset < dirty_end_) {
+      RETURN_NOT_OK(Refill(offset, n));
+    }
+    uint8_t* p = buf_.get() + (offset - win_begin_);
+    if (cipher_ != nullptr && n > 0) {
+      if (per_read_) {
+        // The reference's own rule, on this read's ciphertext.
+        if (!IsAllZero(p, n)) RETURN_NOT_OK_PREPEND(cipher_->Crypt(offset, p, p, n), filename());
+        dirty_end_ = offset + n;
+      } else {
+        bool zero_ciphertext;
+        if (n >= ZeroRunIndex::kMinRun) {
+          zero_ciphertext = index_->Covers(offset, n);
+        } else {
+          uint8_t c[ZeroRunIndex::kMinRun];
+          RETURN_NOT_OK_PREPEND(cipher_->Crypt(offset, p, c, n), filename());
+          zero_ciphertext = IsAllZero(c, n);
+        }
+        if (zero_ciphertext) {
+          std::memset(p, 0, n);
+          dirty_end_ = offset + n;
+        }
+      }
+    }
+    *out = Slice(p, n);
+    return Status::OK();
+  }
+
+  // Chunk by chunk as the reference reads it (each kZeroCheckChunkSize chunk
+  // is one read there): a chunk reads as zeros iff its bytes are zero, or,
+  // encrypted, iff its ciphertext is all zero or its plaintext is. Each chunk
+  // is read afresh through the buffer in pieces of at most capacity() bytes;
+  // the window is empty afterwards.
+  Status ReadIsAllZero(uint64_t offset, uint64_t n, bool* all_zero) {
+    while (n > 0) {
+      const uint64_t chunk = std::min<uint64_t>(n, pb_container::kZeroCheckChunkSize);
+      bool ct_zero = true;
+      bool pt_zero = cipher_ != nullptr;
+      uint64_t pos = offset;
+      uint64_t left = chunk;
+      while (left > 0) {
+        const size_t piece = static_cast<size_t>(std::min<uint64_t>(left, capacity_));
+        RETURN_NOT_OK(LoadRaw(pos, piece));
+        stats_->zero_check_reads++;
+        uint8_t* p = buf_.get();
+        ct_zero = ct_zero && IsAllZero(p, piece);
+        if (pt_zero) {
+          RETURN_NOT_OK_PREPEND(cipher_->Crypt(pos, p, p, piece), filename());
+          pt_zero = IsAllZero(p, piece);
+        }
+        if (!ct_zero && !pt_zero) {
+          *all_zero = false;
+          return Status::OK();
+        }
+        pos += piece;
+        left -= piece;
+      }
+      offset += chunk;
+      n -= chunk;
+    }
+    *all_zero = true;
+    return Status::OK();
+  }
+
+ private:
+  // Reads raw [offset, offset + len) into the buffer; the window is empty.
+  Status LoadRaw(uint64_t offset, size_t len) {
+    win_begin_ = win_end_ = dirty_end_ = offset;
+    return file_->ReadRaw(offset, buf_.get(), len);
+  }
+
+  // Makes the window start at `offset` and hold at least `n` bytes
+  // (n <= capacity_, offset + n <= size_, as the reader guarantees).
+  Status Refill(uint64_t offset, size_t n) {
+    size_t len = std::max(n, window_);
+    len = std::min(len, capacity_);
+    len = static_cast<size_t>(std::min<uint64_t>(len, size_ - offset));
+    RETURN_NOT_OK(LoadRaw(offset, len));
+    stats_->refills++;
+    if (cipher_ != nullptr) {
+      const size_t runs = CountZeroRuns(buf_.get(), len, kMaxIndexedZeroRuns);
+      per_read_ = runs > kMaxIndexedZeroRuns;
+      if (per_read_) {
+        index_->Build(nullptr, 0, offset);
+        stats_->per_read_windows++;
+      } else {
+        // No runs (the usual case): an empty index without a second scan.
+        index_->Build(buf_.get(), runs ? len : 0, offset);
+        stats_->max_zero_runs = std::max<uint64_t>(stats_->max_zero_runs, index_->run_count());
+        RETURN_NOT_OK_PREPEND(cipher_->Crypt(offset, buf_.get(), buf_.get(), len), filename());
+      }
+    }
+    win_end_ = offset + len;
+    return Status::OK();
+  }
+
+  RandomAccessFile* const file_;
+  FileCipher* const cipher_;
+  const uint64_t data_start_;
+  const uint64_t size_;
+  const size_t window_;
+  const size_t capacity_;
+  const std::unique_ptr<uint8_t[]> buf_;
+  ZeroRunIndex* const index_;
+  WindowStats* const stats_;
+  // The window holds raw file range [win_begin_, win_end_); bytes before
+  // dirty_end_ may have been changed in place by a Read.
+  uint64_t win_begin_ = 0;
+  uint64_t win_end_ = 0;
+  uint64_t dirty_end_ = 0;
+  // Encrypted window left as ciphertext, decrypted read by read.
+  bool per_read_ = false;
+};
+
+}  // namespace kudu
