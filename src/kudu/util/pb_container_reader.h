@@ -153,7 +153,8 @@ Status PbContainerRecordReader<Source>::ReadHeaders(const std::string& expected_
                               s.message());
   }
   ContainerSupHeaderPB sup;
-  if (!sup.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+  if (!sup.ParsePartialFromArray(body.data(), static_cast<int>(body.size())) ||
+      !sup.IsInitialized()) {
     return Status::Corruption(name + ": supplemental header at offset " +
                               std::to_string(record_offset_) + " does not parse");
   }
