@@ -367,42 +367,66 @@ Status DetectKeyMisuse(const BlockManagerOpenOptions& opts,
 // container fail (and the accelerated strategies fall back and log for
 // each); recognise it from the first bytes of the metadata files instead and
 // say it once. Probes containers in order until one looks right, so a good
-// key costs one or two small reads, and a wrong one a few per container.
-// The reads count as metadata reads.
+// key costs one small read, and a wrong one one read per container. The
+// reads count as metadata reads.
 Status ProbeKey(const ServerKey* key, const std::vector<ContainerInfo>& containers,
                 ReplayStats* stats) {
-  uint64_t probed = 0, bad_magic = 0;
-  const ContainerInfo* first_bad = nullptr;
-  const uint64_t header = key != nullptr ? kEncryptionHeaderSize : 0;
+  enum Verdict { kFine, kEncryptedNoKey, kNoHeader, kBadMagic };
+  constexpr size_t kProbe = kEncryptionHeaderSize + pb_container::kMagicSize;
+  uint64_t probed = 0, no_header = 0, bad_magic = 0;
+  const ContainerInfo* first = nullptr;
   for (const ContainerInfo& c : containers) {
-    if (!c.has_metadata || c.metadata_size < header + pb_container::kHeaderReadSize) continue;
+    const uint64_t need = (key != nullptr ? kEncryptionHeaderSize : 0) + pb_container::kHeaderReadSize;
+    if (!c.has_metadata || c.metadata_size < need) continue;
     std::unique_ptr<RandomAccessFile> file;
-    Status s = RandomAccessFile::Open(c.metadata_path, key, &file);
-    if (!s.ok()) return Status::OK();  // not a key problem: the open reports it
-    uint8_t buf[pb_container::kMagicSize];
-    s = file->Read(header, buf, sizeof(buf));
+    if (!RandomAccessFile::Open(c.metadata_path, nullptr, &file).ok()) return Status::OK();
+    uint8_t buf[kProbe];
+    const size_t n = std::min<uint64_t>(kProbe, file->size());
+    Status s = file->ReadRaw(0, buf, n);
     stats->Add(stats->metadata_read_syscalls, file->stats().read_syscalls);
     stats->Add(stats->metadata_bytes_read, file->stats().bytes_read);
-    if (!s.ok()) return Status::OK();
-    const bool magic_ok = std::memcmp(buf, pb_container::kMagic, pb_container::kMagicSize) == 0;
+    if (!s.ok()) return Status::OK();  // not a key problem: the open reports it
+    const bool enc_magic = HasEncryptionMagic(Slice(buf, n));
+    Verdict v = kFine;
     if (key == nullptr) {
-      if (!magic_ok && HasEncryptionMagic(Slice(buf, sizeof(buf)))) {
-        return Status::NotSupported(c.metadata_path +
-                                    ": file is encrypted but no server key was given "
-                                    "(--server_key_hex)");
+      v = enc_magic ? kEncryptedNoKey : kFine;
+    } else if (!enc_magic) {
+      v = kNoHeader;
+    } else if (n == kProbe) {
+      CipherAlgorithm alg;
+      std::string file_key;
+      std::unique_ptr<FileCipher> cipher;
+      uint8_t magic[pb_container::kMagicSize];
+      if (ParseEncryptionHeader(c.metadata_path, Slice(buf, kEncryptionHeaderSize), *key, &alg,
+                                &file_key).ok() &&
+          FileCipher::Create(alg, file_key, &cipher).ok() &&
+          cipher->Crypt(kEncryptionHeaderSize, buf + kEncryptionHeaderSize, magic,
+                        sizeof(magic)).ok()) {
+        v = std::memcmp(magic, pb_container::kMagic, sizeof(magic)) == 0 ? kFine : kBadMagic;
       }
-      return Status::OK();
     }
+    if (v == kEncryptedNoKey) {
+      return Status::NotSupported(c.metadata_path +
+                                  ": file is encrypted but no server key was given "
+                                  "(--server_key_hex)");
+    }
+    if (v == kFine) return Status::OK();
     probed++;
-    if (magic_ok) return Status::OK();
-    bad_magic++;
-    if (first_bad == nullptr) first_bad = &c;
+    if (first == nullptr) first = &c;
+    if (v == kNoHeader) no_header++;
+    if (v == kBadMagic) bad_magic++;
   }
   if (probed > 0 && bad_magic == probed) {
     return Status::InvalidArgument(
-        first_bad->metadata_path +
+        first->metadata_path +
         ": offset 64: bad PB container magic right after the encryption header (in all " +
         std::to_string(probed) + " containers): wrong server key? (--server_key_hex)");
+  }
+  if (probed > 0 && no_header == probed) {
+    return Status::InvalidArgument(
+        first->metadata_path + ": offset 0: no encryption header (in all " +
+        std::to_string(probed) +
+        " containers): the data dirs are not encrypted, but a server key was given");
   }
   return Status::OK();
 }

@@ -1,0 +1,481 @@
+// `kudu fs check` and `kudu fs list` run as subprocesses, the way an
+// operator runs them: output formats, exit statuses (0 ok, 1 fatal
+// inconsistency with the report still printed, 2 usage error with one line
+// on stderr naming the path), and the syscall count cross-checked with
+// strace when it is available.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kudu/fs/container_writer.h"
+#include "kudu/util/env.h"
+#include "util/fs_fixture_util.h"
+#include "util/test_util.h"
+
+extern char** environ;
+
+namespace kudu {
+namespace {
+
+using nlohmann::json;
+using test::TempDir;
+
+#define ASSERT_OK(expr)                                     \
+  do {                                                      \
+    ::kudu::Status _s = (expr);                             \
+    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
+  } while (0)
+
+constexpr char kKeyHex[] = "000102030405060708090a0b0c0d0e0f";
+constexpr char kOtherKeyHex[] = "f00102030405060708090a0b0c0d0e0f";
+
+std::string KuduBinary() {
+  const char* env_bin = std::getenv("KUDU_BIN");
+  if (env_bin != nullptr && *env_bin) return env_bin;
+  char self[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "kudu";
+  self[n] = '\0';
+  return env::JoinPath(env::DirName(self), "kudu");
+}
+
+struct RunResult {
+  int exit_status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `program args...` (found on $PATH) with stdout and stderr captured through files.
+RunResult RunProgram(const TempDir& tmp, const std::string& program, const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string out_path = tmp.Join("stdout." + std::to_string(counter));
+  const std::string err_path = tmp.Join("stderr." + std::to_string(counter++));
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(program.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  RunResult r;
+  pid_t pid;
+  int rc = posix_spawnp(&pid, program.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    r.err = "posix_spawn of " + program + " failed: " + std::to_string(rc);
+    return r;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  (void)test::ReadFileToString(out_path, &r.out);
+  (void)test::ReadFileToString(err_path, &r.err);
+  return r;
+}
+
+RunResult RunKudu(const TempDir& tmp, const std::vector<std::string>& args) {
+  return RunProgram(tmp, KuduBinary(), args);
+}
+
+std::string Describe(const RunResult& r) {
+  return "exit " + std::to_string(r.exit_status) + "\nstdout: " + r.out + "\nstderr: " + r.err;
+}
+
+std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+std::vector<std::string> ErrorLines(const std::string& err) {
+  std::vector<std::string> out;
+  for (const std::string& l : Lines(err)) {
+    if (l.rfind("kudu: error:", 0) == 0) out.push_back(l);
+  }
+  return out;
+}
+
+class ToolCheckTest : public ::testing::Test {
+ protected:
+  // Generates `containers` containers over `roots` with `kudu fs generate`.
+  void Generate(const std::vector<std::string>& roots, int containers, int blocks,
+                const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = {"fs", "generate", "--fs_data_dirs=" + Join(roots),
+                                     "--containers=" + std::to_string(containers),
+                                     "--blocks_per_container=" + std::to_string(blocks),
+                                     "--deleted_block_percentage=20"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    RunResult r = RunKudu(tmp_, args);
+    ASSERT_EQ(0, r.exit_status) << Describe(r);
+  }
+  static std::string Join(const std::vector<std::string>& roots) {
+    std::string s;
+    for (const std::string& r : roots) s += (s.empty() ? "" : ",") + r;
+    return s;
+  }
+  // A usage error: exit 2, nothing on stdout, exactly one line on stderr,
+  // naming `what`.
+  void ExpectUsageError(const std::vector<std::string>& args, const std::string& what) {
+    SCOPED_TRACE(what);
+    RunResult r = RunKudu(tmp_, args);
+    EXPECT_EQ(2, r.exit_status) << Describe(r);
+    EXPECT_EQ("", r.out);
+    std::vector<std::string> lines = Lines(r.err);
+    ASSERT_EQ(1u, lines.size()) << r.err;
+    EXPECT_EQ(0u, lines[0].rfind("kudu: error:", 0)) << lines[0];
+    EXPECT_NE(std::string::npos, lines[0].find(what)) << lines[0];
+  }
+
+  TempDir tmp_;
+};
+
+TEST_F(ToolCheckTest, CheckAndListAgreeWithTheGenerator) {
+  const std::vector<std::string> roots = {tmp_.Join("a"), tmp_.Join("b"), tmp_.Join("c")};
+  Generate(roots, 60, 30);
+  ASSERT_FALSE(HasFatalFailure());
+  std::string expected_list;
+  ASSERT_OK(test::ReadFileToString(env::JoinPath(roots[0], "generate_live_blocks.txt"),
+                                   &expected_list));
+  const size_t live = Lines(expected_list).size();
+
+  RunResult list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + Join(roots)});
+  ASSERT_EQ(0, list.exit_status) << Describe(list);
+  EXPECT_EQ(expected_list, list.out);
+
+  json first;
+  for (const char* strategy : {"streaming", "inmemory", "auto"}) {
+    SCOPED_TRACE(strategy);
+    RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + Join(roots), "--format=json",
+                                 std::string("--log_container_metadata_replay_strategy=") +
+                                     strategy,
+                                 "--fs_max_thread_count_per_data_dir=3"});
+    ASSERT_EQ(0, r.exit_status) << Describe(r);
+    // stdout is one JSON object and nothing else.
+    json j = json::parse(r.out);
+    ASSERT_TRUE(j.is_object());
+    for (const char* key :
+         {"ok", "status", "data_dirs", "containers", "full_containers", "live_blocks",
+          "live_bytes", "live_bytes_aligned", "max_block_id", "malformed_records",
+          "partial_records", "incomplete_containers", "corrupt_containers", "entries", "replay",
+          "timing"}) {
+      EXPECT_TRUE(j.contains(key)) << key;
+    }
+    for (const char* key : {"malformed_records", "partial_records", "incomplete_containers",
+                            "corruption"}) {
+      EXPECT_TRUE(j["entries"][key].is_array()) << key;
+    }
+    for (const char* key : {"containers_by_strategy", "fallbacks", "metadata_read_syscalls",
+                            "metadata_bytes_read", "peak_buffer_bytes", "memory_budget_bytes"}) {
+      EXPECT_TRUE(j["replay"].contains(key)) << key;
+    }
+    EXPECT_TRUE(j["ok"].get<bool>());
+    EXPECT_EQ("OK", j["status"]);
+    EXPECT_EQ(60u, j["containers"].get<uint64_t>());
+    EXPECT_EQ(live, j["live_blocks"].get<uint64_t>());
+    EXPECT_EQ(60u, j["replay"]["containers_by_strategy"][std::string(strategy) == "streaming"
+                                                            ? "streaming"
+                                                            : "inmemory"]
+                       .get<uint64_t>());
+    j.erase("replay");
+    j.erase("timing");
+    if (first.is_null()) {
+      first = j;
+    } else {
+      EXPECT_EQ(first, j);
+    }
+  }
+
+  RunResult text = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + Join(roots)});
+  ASSERT_EQ(0, text.exit_status) << Describe(text);
+  EXPECT_NE(std::string::npos, text.out.find("FS layout report"));
+  EXPECT_NE(std::string::npos, text.out.find("Total live blocks: " + std::to_string(live)));
+  EXPECT_NE(std::string::npos, text.out.find("Status: OK"));
+  // Progress and timing go to the log (stderr).
+  EXPECT_NE(std::string::npos, text.err.find("Opened 60 log block containers in"));
+}
+
+TEST_F(ToolCheckTest, ProgressIsLoggedEvery200Containers) {
+  const std::vector<std::string> roots = {tmp_.Join("a")};
+  Generate(roots, 450, 1);
+  ASSERT_FALSE(HasFatalFailure());
+  RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + Join(roots)});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  EXPECT_NE(std::string::npos, r.err.find("Opened 200 log block containers (of 450)"));
+  EXPECT_NE(std::string::npos, r.err.find("Opened 400 log block containers (of 450)"));
+  EXPECT_NE(std::string::npos, r.err.find("Opened 450 log block containers in"));
+}
+
+TEST_F(ToolCheckTest, EncryptedDirsWithTheKeyInEitherForm) {
+  const std::vector<std::string> roots = {tmp_.Join("a"), tmp_.Join("b")};
+  Generate(roots, 20, 10, {"--encrypt", std::string("--server_key_hex=") + kKeyHex});
+  ASSERT_FALSE(HasFatalFailure());
+  std::string expected_list;
+  ASSERT_OK(test::ReadFileToString(env::JoinPath(roots[0], "generate_live_blocks.txt"),
+                                   &expected_list));
+  RunResult list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + Join(roots),
+                                  std::string("--server_key_hex=") + kKeyHex});
+  ASSERT_EQ(0, list.exit_status) << Describe(list);
+  EXPECT_EQ(expected_list, list.out);
+
+  // Kudu's test key provider form: every byte XORed with 42.
+  ServerKey key;
+  ASSERT_OK(ServerKey::FromHex(kKeyHex, &key));
+  std::string xored;
+  char hex[3];
+  for (unsigned char c : key.bytes()) {
+    std::snprintf(hex, sizeof(hex), "%02x", c ^ 42);
+    xored += hex;
+  }
+  RunResult check = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + Join(roots), "--format=json",
+                                   "--server_key_test_provider_hex=" + xored});
+  ASSERT_EQ(0, check.exit_status) << Describe(check);
+  json j = json::parse(check.out);
+  EXPECT_TRUE(j["encrypted"].get<bool>());
+  EXPECT_EQ(Lines(expected_list).size(), j["live_blocks"].get<uint64_t>());
+  EXPECT_EQ(20u, j["replay"]["containers_by_strategy"]["encrypted_inmemory"].get<uint64_t>());
+
+  // Without the key, with the wrong key, a key of the wrong length, or not hex.
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + Join(roots)},
+                   "file is encrypted but no server key was given");
+  ExpectUsageError({"fs", "list", "--fs_data_dirs=" + Join(roots)}, ".metadata");
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + Join(roots),
+                    std::string("--server_key_hex=") + kOtherKeyHex},
+                   "wrong server key?");
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + Join(roots),
+                    std::string("--server_key_hex=") + kOtherKeyHex},
+                   roots[0]);
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + Join(roots), "--server_key_hex=0011223344"},
+                   "16, 24 or 32 bytes");
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + Join(roots), "--server_key_hex=zz"},
+                   "--server_key_hex");
+}
+
+TEST_F(ToolCheckTest, FatalCorruptionGivesExitOneAndTheReport) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 5, 20);
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<std::string> names;
+  ASSERT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
+  std::sort(names.begin(), names.end());
+  std::string md;
+  for (const std::string& n : names) {
+    if (n.size() > 9 && n.substr(n.size() - 9) == ".metadata") {
+      md = env::JoinPath(root, "data/" + n);
+      break;
+    }
+  }
+  ASSERT_FALSE(md.empty());
+  // A byte in the middle of the file: mid-file corruption.
+  const uint64_t size = test::FileSizeOrDie(md);
+  ASSERT_OK(test::FlipByte(md, size / 2));
+
+  RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
+  EXPECT_EQ(1, r.exit_status) << Describe(r);
+  json j = json::parse(r.out);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  const std::string status = j["status"];
+  EXPECT_NE(std::string::npos, status.find(md)) << status;
+  EXPECT_NE(std::string::npos, status.find("offset")) << status;
+  ASSERT_EQ(1u, j["entries"]["corruption"].size());
+  EXPECT_EQ(md, j["entries"]["corruption"][0]["file"]);
+  std::vector<std::string> errors = ErrorLines(r.err);
+  ASSERT_EQ(1u, errors.size()) << r.err;
+  EXPECT_NE(std::string::npos, errors[0].find(md));
+
+  RunResult text = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root});
+  EXPECT_EQ(1, text.exit_status) << Describe(text);
+  EXPECT_NE(std::string::npos, text.out.find("FS layout report"));
+
+  // A list is all or nothing: no partial block map.
+  RunResult list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + root});
+  EXPECT_EQ(1, list.exit_status) << Describe(list);
+  EXPECT_EQ("", list.out);
+  EXPECT_EQ(1u, ErrorLines(list.err).size()) << list.err;
+
+  // --repair does not touch it.
+  std::string before;
+  ASSERT_OK(test::ReadFileToString(md, &before));
+  RunResult rep = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--repair"});
+  EXPECT_EQ(1, rep.exit_status) << Describe(rep);
+  std::string after;
+  ASSERT_OK(test::ReadFileToString(md, &after));
+  EXPECT_EQ(before, after);
+}
+
+TEST_F(ToolCheckTest, RepairRoundTrip) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 4, 10);
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<std::string> names;
+  ASSERT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
+  int torn = 0;
+  for (const std::string& n : names) {
+    if (n.size() > 9 && n.substr(n.size() - 9) == ".metadata" && torn < 2) {
+      ASSERT_OK(test::AppendZeros(env::JoinPath(root, "data/" + n), 17));
+      torn++;
+    }
+  }
+  // An incomplete container: a crash right after creating the data file.
+  ASSERT_OK(test::WriteStringToFile(
+      env::JoinPath(root, "data/" + test::ContainerIdFor(77) + ".data"), ""));
+  std::string expected_list;
+  ASSERT_OK(test::ReadFileToString(env::JoinPath(root, "generate_live_blocks.txt"),
+                                   &expected_list));
+
+  RunResult check = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
+  ASSERT_EQ(0, check.exit_status) << Describe(check);
+  json j = json::parse(check.out);
+  EXPECT_EQ(2u, j["partial_records"].get<uint64_t>());
+  EXPECT_EQ(1u, j["incomplete_containers"].get<uint64_t>());
+  EXPECT_FALSE(j.contains("repairs"));
+
+  RunResult rep =
+      RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json", "--repair"});
+  ASSERT_EQ(0, rep.exit_status) << Describe(rep);
+  json jr = json::parse(rep.out);
+  ASSERT_TRUE(jr.contains("repairs"));
+  EXPECT_EQ(2u, jr["repairs"]["partial_records_truncated"].get<uint64_t>());
+  EXPECT_EQ(1u, jr["repairs"]["incomplete_containers_deleted"].get<uint64_t>());
+
+  RunResult again = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
+  ASSERT_EQ(0, again.exit_status) << Describe(again);
+  json ja = json::parse(again.out);
+  EXPECT_EQ(0u, ja["partial_records"].get<uint64_t>());
+  EXPECT_EQ(0u, ja["incomplete_containers"].get<uint64_t>());
+  RunResult list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + root});
+  ASSERT_EQ(0, list.exit_status) << Describe(list);
+  EXPECT_EQ(expected_list, list.out);
+}
+
+TEST_F(ToolCheckTest, BadInput) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 3, 5);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_OK(env::CreateDirs(tmp_.Join("nodata")));
+
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + tmp_.Join("missing")},
+                   tmp_.Join("missing"));
+  ExpectUsageError({"fs", "list", "--fs_data_dirs=" + tmp_.Join("missing")},
+                   tmp_.Join("missing"));
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + root + "," + tmp_.Join("nodata")},
+                   tmp_.Join("nodata"));
+  ExpectUsageError({"fs", "check"}, "--fs_data_dirs");
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + root, "--no_such_flag=1"}, "no_such_flag");
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + root, "--format=xml"}, "--format");
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + root,
+                    "--log_container_metadata_replay_strategy=fastest"},
+                   "fastest");
+  // A key for a plain dir.
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + root,
+                    std::string("--server_key_hex=") + kKeyHex},
+                   "not encrypted");
+
+  // An empty dir: no containers, status 0.
+  ASSERT_OK(env::CreateDirs(tmp_.Join("empty/data")));
+  RunResult empty = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + tmp_.Join("empty"),
+                                   "--format=json"});
+  ASSERT_EQ(0, empty.exit_status) << Describe(empty);
+  json j = json::parse(empty.out);
+  EXPECT_EQ(0u, j["containers"].get<uint64_t>());
+  EXPECT_EQ("OK", j["status"]);
+  RunResult empty_list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + tmp_.Join("empty")});
+  EXPECT_EQ(0, empty_list.exit_status) << Describe(empty_list);
+  EXPECT_EQ("", empty_list.out);
+}
+
+TEST_F(ToolCheckTest, UnreadableMetadataFileIsAnIoErrorNamingIt) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 3, 5);
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<std::string> names;
+  ASSERT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
+  std::sort(names.begin(), names.end());
+  std::string md;
+  for (const std::string& n : names) {
+    if (n.size() > 9 && n.substr(n.size() - 9) == ".metadata") md = env::JoinPath(root, "data/" + n);
+  }
+  ASSERT_FALSE(md.empty());
+  if (::geteuid() != 0) {
+    ASSERT_EQ(0, ::chmod(md.c_str(), 0));
+  } else {
+    // Root reads files whatever their mode: make the name unreadable as a
+    // file instead (a directory opens, then every read fails with EISDIR).
+    ASSERT_OK(env::DeleteFile(md));
+    ASSERT_EQ(0, ::mkdir(md.c_str(), 0755));
+    ASSERT_OK(test::WriteStringToFile(env::JoinPath(md, "filler"), std::string(100, 'x')));
+  }
+  RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
+  EXPECT_EQ(1, r.exit_status) << Describe(r);
+  json j = json::parse(r.out);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  ASSERT_EQ(1u, j["entries"]["corruption"].size());
+  EXPECT_EQ("io_error", j["entries"]["corruption"][0]["kind"]);
+  std::vector<std::string> errors = ErrorLines(r.err);
+  ASSERT_EQ(1u, errors.size()) << r.err;
+  EXPECT_NE(std::string::npos, errors[0].find(md)) << errors[0];
+  EXPECT_NE(std::string::npos, errors[0].find("IO error")) << errors[0];
+  if (::geteuid() != 0) ::chmod(md.c_str(), 0644);
+}
+
+// metadata_read_syscalls must agree with an outside strace of the same run
+// (minus the reads every run makes before the open, e.g. the dynamic loader's).
+TEST_F(ToolCheckTest, ReadSyscallsAgreeWithStrace) {
+  RunResult probe = RunProgram(tmp_, "strace", {"-V"});
+  if (probe.exit_status != 0) GTEST_SKIP() << "strace is not available";
+  const std::vector<std::string> roots = {tmp_.Join("a"), tmp_.Join("b")};
+  Generate(roots, 30, 40);
+  ASSERT_FALSE(HasFatalFailure());
+  auto count_preads = [&](const std::vector<std::string>& kudu_args, json* report) -> long {
+    const std::string trace = tmp_.Join("strace.out");
+    std::vector<std::string> args = {"-f", "-c", "-o", trace, "-e", "trace=pread64,preadv,preadv2",
+                                     KuduBinary()};
+    args.insert(args.end(), kudu_args.begin(), kudu_args.end());
+    RunResult r = RunProgram(tmp_, "strace", args);
+    if (report != nullptr && r.exit_status == 0) *report = json::parse(r.out);
+    std::string summary;
+    if (!test::ReadFileToString(trace, &summary).ok()) return -1;
+    long total = 0;
+    for (const std::string& line : Lines(summary)) {
+      std::istringstream in(line);
+      std::vector<std::string> cols;
+      std::string c;
+      while (in >> c) cols.push_back(c);
+      if (cols.size() >= 5 && cols.back().rfind("pread", 0) == 0) {
+        total += std::stol(cols[3]);
+      }
+    }
+    return total;
+  };
+  const long baseline = count_preads({"fs", "check", "--fs_data_dirs=" + tmp_.Join("none")}, nullptr);
+  if (baseline < 0) GTEST_SKIP() << "strace cannot trace here";
+  for (const char* strategy : {"streaming", "inmemory"}) {
+    json j;
+    const long preads =
+        count_preads({"fs", "check", "--fs_data_dirs=" + Join(roots), "--format=json",
+                      std::string("--log_container_metadata_replay_strategy=") + strategy},
+                     &j);
+    ASSERT_FALSE(j.is_null());
+    EXPECT_EQ(preads - baseline, j["replay"]["metadata_read_syscalls"].get<long>()) << strategy;
+  }
+}
+
+}  // namespace
+}  // namespace kudu
