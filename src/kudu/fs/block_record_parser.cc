@@ -53,7 +53,11 @@ bool ParseCanonical(Slice body, BlockRecordPB* record) {
     seen |= bit;
   }
   if ((seen & 7) != 7 || op > 2) return false;
-  record->mutable_block_id()->set_id(id);
+  BlockIdPB* block_id = record->mutable_block_id();
+  block_id->set_id(id);
+  // The sub-message too: a previous protobuf parse of a block_id with an
+  // extra field leaves it among the sub-message's unknown fields.
+  if (!block_id->unknown_fields().empty()) block_id->mutable_unknown_fields()->Clear();
   record->set_op_type(static_cast<BlockRecordType>(op));
   record->set_timestamp_us(ts);
   if (seen & 8) {
