@@ -24,6 +24,12 @@ TEST(BlockMapTest, InsertFindAndSortedIds) {
   EXPECT_FALSE(m.Find(3, &e));
   EXPECT_EQ(2u, m.size());
   EXPECT_EQ((std::vector<uint64_t>{2, 5}), m.SortedIds());
+  auto entries = m.SortedEntries();
+  ASSERT_EQ(2u, entries.size());
+  EXPECT_EQ(2u, entries[0].first);
+  EXPECT_EQ(2u, entries[0].second.container);
+  EXPECT_EQ(5u, entries[1].first);
+  EXPECT_EQ(4096, entries[1].second.offset);
 }
 
 TEST(BlockMapTest, ConcurrentInsertsFindEveryDuplicateOnce) {

@@ -53,5 +53,17 @@ std::vector<uint64_t> BlockMap::SortedIds() const {
   return ids;
 }
 
+std::vector<std::pair<uint64_t, BlockMapEntry>> BlockMap::SortedEntries() const {
+  std::vector<std::pair<uint64_t, BlockMapEntry>> out;
+  out.reserve(size());
+  for (const Shard& s : shards_) {
+    for (const auto& kv : s.map) out.emplace_back(kv.first, kv.second);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const std::pair<uint64_t, BlockMapEntry>& a,
+               const std::pair<uint64_t, BlockMapEntry>& b) { return a.first < b.first; });
+  return out;
+}
+
 }  // namespace fs
 }  // namespace kudu

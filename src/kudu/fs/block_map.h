@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
@@ -42,8 +43,11 @@ class BlockMap {
   // Not thread-safe with concurrent inserts: for after the open.
   size_t size() const;
   void ForEach(const std::function<void(uint64_t, const BlockMapEntry&)>& fn) const;
-  // Every id, ascending (what `kudu fs list` prints).
+  // Every id, ascending.
   std::vector<uint64_t> SortedIds() const;
+  // Every entry, by ascending id (what `kudu fs list` prints), without a
+  // lookup per id.
+  std::vector<std::pair<uint64_t, BlockMapEntry>> SortedEntries() const;
 
  private:
   struct Shard {

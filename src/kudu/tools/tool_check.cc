@@ -106,10 +106,9 @@ int RunList(const std::vector<std::string>& args) {
   std::string out;
   out.reserve(1 << 20);
   char line[128];
-  const fs::BlockMap& map = *result.block_map;
-  for (uint64_t id : map.SortedIds()) {
-    fs::BlockMapEntry e;
-    map.Find(id, &e);
+  for (const auto& kv : result.block_map->SortedEntries()) {
+    const uint64_t id = kv.first;
+    const fs::BlockMapEntry& e = kv.second;
     const int n = std::snprintf(line, sizeof(line), "%016llx %s %lld %lld\n",
                                 static_cast<unsigned long long>(id),
                                 result.containers[e.container].id.c_str(),
