@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Regenerates the committed seed corpus test/fuzz/corpus/<target>/ with the
+# generator test/fuzz/make_fuzz_corpus.cc (valid files, truncated, broken,
+# hostile lengths, malformed and non-canonical records, encrypted variants,
+# small data dirs). Deterministic; the seeds stay well under 1 MiB.
+#   scripts/make_fuzz_corpus.sh [out_dir]   (default test/fuzz/corpus)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${1:-test/fuzz/corpus}
+BUILD=${FUZZ_DIR:-build-fuzz}
+CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DKUDU_FUZZ=ON >/dev/null
+ninja -C "$BUILD" -j"${JOBS:-2}" make_fuzz_corpus
+NORAND=()
+if command -v setarch >/dev/null 2>&1 && setarch "$(uname -m)" -R true 2>/dev/null; then
+  NORAND=(setarch "$(uname -m)" -R)
+fi
+"${NORAND[@]}" "$BUILD/bin/make_fuzz_corpus" "$OUT"
+du -sh "$OUT"
