@@ -1,0 +1,432 @@
+#include "kudu/tools/bench_report.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace kudu {
+namespace tools {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+constexpr int kKinds = static_cast<int>(ReplayStrategyKind::kNumKinds);
+
+std::string Fmt(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), fmt, v);
+  return buf;
+}
+
+// 1234567 → "1.23 M", for rates and counts in the text table.
+std::string Human(double v) {
+  if (v >= 1e9) return Fmt("%.2f G", v / 1e9);
+  if (v >= 1e6) return Fmt("%.2f M", v / 1e6);
+  if (v >= 1e4) return Fmt("%.1f k", v / 1e3);
+  return Fmt("%.0f", v);
+}
+
+std::string Bytes(double v) {
+  if (v >= 1 << 30) return Fmt("%.2f GiB", v / (1 << 30));
+  if (v >= 1 << 20) return Fmt("%.2f MiB", v / (1 << 20));
+  if (v >= 1 << 10) return Fmt("%.1f KiB", v / (1 << 10));
+  return Fmt("%.0f B", v);
+}
+
+std::string Pad(const std::string& s, size_t w, bool right = true) {
+  if (s.size() >= w) return s;
+  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+ojson SpreadJson(const Spread& s) {
+  return ojson{{"median", s.median}, {"min", s.min}, {"max", s.max}};
+}
+
+ojson DigestJson(const LiveSetDigest& d) {
+  return ojson{{"hash", d.HashHex()},
+               {"live_blocks", d.live_blocks},
+               {"live_bytes", d.live_bytes},
+               {"containers", d.containers}};
+}
+
+ojson ByStrategyJson(const RunMetrics& m) {
+  ojson by = ojson::object();
+  for (int k = 0; k < kKinds; k++) {
+    by[ReplayStrategyName(static_cast<ReplayStrategyKind>(k))] = m.containers_by_strategy[k];
+  }
+  return by;
+}
+
+const TargetResult* FindTarget(const BenchReport& r, const std::string& name) {
+  for (const TargetResult& t : r.results) {
+    if (t.target.name == name && t.status.ok()) return &t;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+BenchMachine DescribeMachine() {
+  BenchMachine m;
+  m.cpus = static_cast<int>(std::thread::hardware_concurrency());
+  struct utsname u;
+  if (uname(&u) == 0) m.kernel = std::string(u.sysname) + " " + u.release + " " + u.machine;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      size_t colon = line.find(':');
+      if (colon != std::string::npos) m.cpu_model = line.substr(colon + 2);
+      break;
+    }
+  }
+  if (getloadavg(m.load_before, 3) < 0) m.load_before[0] = m.load_before[1] = m.load_before[2] = -1;
+  return m;
+}
+
+VariantFigures FiguresOf(const TargetResult& t, const VariantResult& v) {
+  VariantFigures f;
+  const VariantResult* streaming = t.Find("streaming");
+  const VariantResult* floor = t.Find("floor");
+  if (streaming != nullptr && v.wall_s.median > 0) {
+    f.speedup_over_streaming = streaming->wall_s.median / v.wall_s.median;
+  }
+  if (floor != nullptr && floor->wall_s.median > 0) {
+    f.floor_ratio = v.wall_s.median / floor->wall_s.median;
+  }
+  if (!v.runs.empty()) {
+    const double sc = static_cast<double>(v.runs[0].metadata_read_syscalls);
+    if (t.files.size() > 0) f.syscalls_per_container = sc / static_cast<double>(t.files.size());
+    if (streaming != nullptr && !streaming->runs.empty() &&
+        streaming->runs[0].metadata_read_syscalls > 0) {
+      f.syscall_reduction =
+          1.0 - sc / static_cast<double>(streaming->runs[0].metadata_read_syscalls);
+    }
+  }
+  return f;
+}
+
+std::vector<TargetCheck> EvaluateTargets(const BenchReport& r) {
+  std::vector<TargetCheck> out;
+  auto variant = [&](const std::string& workload, const char* v) -> const VariantResult* {
+    const TargetResult* t = FindTarget(r, workload);
+    return t ? t->Find(v) : nullptr;
+  };
+  auto add = [&](TargetCheck c) {
+    if (c.measured) c.met = c.higher_is_better ? c.value >= c.goal : c.value <= c.goal;
+    out.push_back(std::move(c));
+  };
+  auto speedup = [&](const char* name, const char* desc, const std::string& w, double goal) {
+    TargetCheck c{name, desc, "", 0, goal, true, false, false};
+    const TargetResult* t = FindTarget(r, w);
+    const VariantResult* v = variant(w, "inmemory");
+    if (t && v && t->Find("streaming")) {
+      c.workload = w;
+      c.value = FiguresOf(*t, *v).speedup_over_streaming;
+      c.measured = true;
+    }
+    add(c);
+  };
+  speedup("inmemory_speedup_g1_100k", "InMemory >= 4x faster than Streaming on G1-100k",
+          "G1-100k", 4);
+  speedup("inmemory_speedup_g4", "InMemory >= 10x faster than Streaming on G4", "G4-2000x250",
+          10);
+  speedup("encrypted_inmemory_speedup_g1_100k",
+          "Encrypted-InMemory >= 4x faster than encrypted Streaming (G1-100k-enc)",
+          "G1-100k-enc", 4);
+  {
+    TargetCheck c{"encrypted_vs_plain_inmemory_g1_100k",
+                  "Encrypted-InMemory within 1.3x of plain InMemory (wall, G1-100k)", "", 0, 1.3,
+                  false, false, false};
+    const VariantResult* e = variant("G1-100k-enc", "inmemory");
+    const VariantResult* p = variant("G1-100k", "inmemory");
+    if (e && p && p->wall_s.median > 0) {
+      c.workload = "G1-100k-enc / G1-100k";
+      c.value = e->wall_s.median / p->wall_s.median;
+      c.measured = true;
+    }
+    add(c);
+  }
+  {
+    // Files under the threshold: every workload but those that lower it.
+    TargetCheck c{"inmemory_syscalls_per_container",
+                  "metadata read syscalls <= 2 per container under the threshold (worst "
+                  "workload, the open's one-time key probe included)",
+                  "", 0, 2, false, false, false};
+    for (const TargetResult& t : r.results) {
+      if (!t.status.ok() || t.target.inmem_threshold_bytes != 0) continue;
+      const VariantResult* v = t.Find("inmemory");
+      if (!v) continue;
+      const double x = FiguresOf(t, *v).syscalls_per_container;
+      if (!c.measured || x > c.value) {
+        c.value = x;
+        c.workload = t.target.name;
+      }
+      c.measured = true;
+    }
+    add(c);
+  }
+  {
+    TargetCheck c{"inmemory_syscall_reduction_g1",
+                  ">= 99.9% fewer metadata read syscalls than Streaming on G1 (worst G1 workload)",
+                  "", 0, 0.999, true, false, false};
+    for (const TargetResult& t : r.results) {
+      if (!t.status.ok() || t.target.group != "G1") continue;
+      const VariantResult* v = t.Find("inmemory");
+      if (!v || !t.Find("streaming")) continue;
+      const double x = FiguresOf(t, *v).syscall_reduction;
+      if (!c.measured || x < c.value) {
+        c.value = x;
+        c.workload = t.target.name;
+      }
+      c.measured = true;
+    }
+    add(c);
+  }
+  {
+    TargetCheck c{"inmemory_records_per_cpu_second_g1_100k",
+                  "InMemory >= 5 M records/s per thread (records per CPU-second, G1-100k)", "", 0,
+                  5e6, true, false, false};
+    const VariantResult* v = variant("G1-100k", "inmemory");
+    if (v) {
+      c.workload = "G1-100k";
+      c.value = v->records_per_cpu_s;
+      c.measured = true;
+    }
+    add(c);
+  }
+  {
+    TargetCheck c{"inmemory_floor_ratio_g1_100k",
+                  "InMemory within 3x of the floor (wall, G1-100k)", "", 0, 3, false, false, false};
+    const TargetResult* t = FindTarget(r, "G1-100k");
+    const VariantResult* v = variant("G1-100k", "inmemory");
+    if (t && v && t->Find("floor")) {
+      c.workload = "G1-100k";
+      c.value = FiguresOf(*t, *v).floor_ratio;
+      c.measured = true;
+    }
+    add(c);
+  }
+  return out;
+}
+
+nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
+  ojson j;
+  j["ok"] = r.ok;
+  j["status"] = r.status;
+  const BenchMachine& m = r.machine;
+  j["machine"] = ojson{{"cpus", m.cpus},
+                       {"cpu_model", m.cpu_model},
+                       {"kernel", m.kernel},
+                       {"load_avg_before", {m.load_before[0], m.load_before[1], m.load_before[2]}},
+                       {"load_avg_after", {m.load_after[0], m.load_after[1], m.load_after[2]}}};
+  j["config"] = ojson{{"generated", r.generated},
+                      {"data_root", r.data_root},
+                      {"scale", r.scale},
+                      {"min_block_size", r.min_block_size},
+                      {"max_block_size", r.max_block_size},
+                      {"repetitions", r.repetitions},
+                      {"threads_per_dir", r.threads_per_dir},
+                      {"cache_mode", r.cache_mode},
+                      {"cache_description", r.cache_description},
+                      {"strategies", r.variants},
+                      {"inmem_threshold_bytes", r.policy.inmem_threshold_bytes},
+                      {"memory_budget_bytes", r.policy.memory_budget_bytes},
+                      {"window_bytes", r.policy.window_bytes},
+                      {"timing_note",
+                       "user_s and sys_s are getrusage(RUSAGE_SELF) deltas: every thread of the "
+                       "process; records_per_cpu_s = records / (user_s + sys_s)"}};
+  j["total_seconds"] = r.total_seconds;
+
+  ojson workloads = ojson::array();
+  for (const TargetResult& t : r.results) {
+    ojson w;
+    w["name"] = t.target.name;
+    w["group"] = t.target.group;
+    w["description"] = t.target.description;
+    w["encrypted"] = t.target.encrypted;
+    w["data_dirs"] = t.target.data_dirs;
+    w["ok"] = t.status.ok() && t.identical;
+    w["status"] = !t.status.ok() ? t.status.ToString() : t.identical ? "OK" : t.mismatch;
+    w["containers"] = t.containers;
+    w["metadata_files"] = t.files.size();
+    w["metadata_bytes"] = t.metadata_bytes;
+    w["records"] = t.records;
+    w["inmem_threshold_bytes"] = t.inmem_threshold_bytes;
+    w["threads_per_dir"] = t.threads_per_dir;
+    w["replay_threads"] = t.replay_threads;
+    if (t.target.generated) {
+      const fs::BlockWorkloadResult& g = t.target.generated_result;
+      w["generated"] = ojson{{"seconds", t.target.generate_seconds},
+                             {"containers", g.containers},
+                             {"blocks_created", g.blocks_created},
+                             {"blocks_deleted", g.blocks_deleted},
+                             {"data_bytes_written", g.data_bytes_written},
+                             {"metadata_bytes", g.metadata_bytes}};
+    }
+    w["live_set"] = DigestJson(t.digest);
+    if (t.has_expected) w["expected_live_set"] = DigestJson(t.expected);
+    w["live_sets_identical"] = t.identical;
+    if (!t.identical) w["mismatch"] = t.mismatch;
+    ojson strategies = ojson::array();
+    for (const VariantResult& v : t.variants) {
+      if (v.runs.empty()) continue;
+      const RunMetrics& first = v.runs[0];
+      const VariantFigures f = FiguresOf(t, v);
+      ojson s;
+      s["strategy"] = v.variant.name;
+      s["kind"] = v.variant.kind == BenchVariantKind::kFloor ? "floor" : "open";
+      s["wall_s"] = SpreadJson(v.wall_s);
+      s["user_s"] = SpreadJson(v.user_s);
+      s["sys_s"] = SpreadJson(v.sys_s);
+      s["metadata_read_syscalls"] = first.metadata_read_syscalls;
+      s["process_read_syscalls"] = first.process_read_syscalls;
+      s["metadata_bytes_read"] = first.metadata_bytes_read;
+      s["peak_buffer_bytes"] = v.peak_buffer_bytes;
+      s["records"] = first.records;
+      s["records_per_cpu_s"] = v.records_per_cpu_s;
+      s["speedup_over_streaming"] = f.speedup_over_streaming;
+      s["floor_ratio"] = f.floor_ratio;
+      s["syscalls_per_container"] = f.syscalls_per_container;
+      s["syscall_reduction"] = f.syscall_reduction;
+      if (v.variant.kind == BenchVariantKind::kOpen) {
+        s["containers_by_strategy"] = ByStrategyJson(first);
+        s["fallbacks"] = first.fallbacks;
+        s["budget_waits"] = first.budget_waits;
+      }
+      ojson runs = ojson::array();
+      for (const RunMetrics& m : v.runs) {
+        runs.push_back(ojson{{"wall_s", m.wall_s},
+                             {"user_s", m.user_s},
+                             {"sys_s", m.sys_s},
+                             {"metadata_read_syscalls", m.metadata_read_syscalls},
+                             {"peak_buffer_bytes", m.peak_buffer_bytes}});
+      }
+      s["runs"] = runs;
+      strategies.push_back(s);
+    }
+    w["strategies"] = strategies;
+    workloads.push_back(w);
+  }
+  j["workloads"] = workloads;
+
+  ojson targets = ojson::array();
+  for (const TargetCheck& c : EvaluateTargets(r)) {
+    ojson t{{"name", c.name}, {"description", c.description}, {"measured", c.measured}};
+    if (c.measured) {
+      t["workload"] = c.workload;
+      t["value"] = c.value;
+      t["goal"] = c.goal;
+      t["met"] = c.met;
+    }
+    targets.push_back(t);
+  }
+  j["targets"] = targets;
+  return j;
+}
+
+std::string BenchReportText(const BenchReport& r) {
+  std::ostringstream o;
+  const BenchMachine& m = r.machine;
+  o << "kudu fs bench: " << (r.generated ? "reference workloads (generated in " + r.data_root + ")"
+                                         : std::string("given data dirs"))
+    << ", " << r.repetitions << " repetitions interleaved, " << r.threads_per_dir
+    << " threads per dir, page cache " << r.cache_mode << "\n";
+  o << "machine: " << m.cpus << " CPUs (" << m.cpu_model << "), " << m.kernel
+    << ", load average " << Fmt("%.2f", m.load_before[0]) << " at start, "
+    << Fmt("%.2f", m.load_after[0]) << " at end\n";
+  o << "wall: median [min-max] over repetitions; user/sys: medians, every thread of the process;\n"
+       "rec/s/thr: records per CPU-second; floor: read each metadata file once + CRC-32C\n";
+
+  for (const TargetResult& t : r.results) {
+    o << "\n== " << t.target.name;
+    if (!t.target.description.empty()) o << ": " << t.target.description;
+    o << "\n";
+    if (!t.status.ok()) {
+      o << "   FAILED: " << t.status.ToString() << "\n";
+      continue;
+    }
+    o << "   " << t.containers << " containers, " << t.digest.live_blocks << " live blocks, "
+      << t.records << " records, " << Bytes(static_cast<double>(t.metadata_bytes))
+      << " metadata, " << t.replay_threads << " replay threads, in-memory threshold "
+      << Bytes(static_cast<double>(t.inmem_threshold_bytes)) << "\n";
+    o << "   live set " << t.digest.HashHex() << ": "
+      << (t.identical ? std::string("identical in every open") +
+                            (t.has_expected ? " and equal to the generator's" : "")
+                      : "MISMATCH: " + t.mismatch)
+      << "\n";
+    o << "   " << Pad("strategy", 10, false) << Pad("wall ms", 9) << Pad("[min-max]", 17)
+      << Pad("user ms", 9) << Pad("sys ms", 8) << Pad("read sysc", 11) << Pad("bytes read", 12)
+      << Pad("peak buf", 11) << Pad("rec/s/thr", 11) << Pad("speedup", 9) << Pad("/floor", 8)
+      << "\n";
+    for (const VariantResult& v : t.variants) {
+      if (v.runs.empty()) continue;
+      const VariantFigures f = FiguresOf(t, v);
+      const RunMetrics& first = v.runs[0];
+      const bool is_floor = v.variant.kind == BenchVariantKind::kFloor;
+      o << "   " << Pad(v.variant.name, 10, false) << Pad(Fmt("%.2f", v.wall_s.median * 1e3), 9)
+        << Pad("[" + Fmt("%.2f", v.wall_s.min * 1e3) + "-" + Fmt("%.2f", v.wall_s.max * 1e3) + "]",
+               17)
+        << Pad(Fmt("%.1f", v.user_s.median * 1e3), 9) << Pad(Fmt("%.1f", v.sys_s.median * 1e3), 8)
+        << Pad(std::to_string(first.metadata_read_syscalls), 11)
+        << Pad(Bytes(static_cast<double>(first.metadata_bytes_read)), 12)
+        << Pad(is_floor ? "-" : Bytes(static_cast<double>(v.peak_buffer_bytes)), 11)
+        << Pad(is_floor ? "-" : Human(v.records_per_cpu_s), 11)
+        << Pad(f.speedup_over_streaming > 0 ? Fmt("%.2fx", f.speedup_over_streaming) : "-", 9)
+        << Pad(f.floor_ratio > 0 ? Fmt("%.2f", f.floor_ratio) : "-", 8) << "\n";
+    }
+  }
+
+  // One line per state: the figures a reader looks for first.
+  o << "\n== summary (medians)\n";
+  o << "   " << Pad("workload", 22, false) << Pad("streaming ms", 13) << Pad("inmemory ms", 12)
+    << Pad("speedup", 9) << Pad("auto", 8) << Pad("windowed", 9) << Pad("sysc str", 10)
+    << Pad("sysc inm", 9) << Pad("rec/s/thr", 11) << Pad("inm/floor", 10) << "\n";
+  for (const TargetResult& t : r.results) {
+    if (!t.status.ok()) continue;
+    const VariantResult* s = t.Find("streaming");
+    const VariantResult* i = t.Find("inmemory");
+    const VariantResult* a = t.Find("auto");
+    const VariantResult* w = t.Find("windowed");
+    auto ms = [](const VariantResult* v) { return v ? Fmt("%.2f", v->wall_s.median * 1e3) : "-"; };
+    auto sp = [&](const VariantResult* v) {
+      if (!v) return std::string("-");
+      double x = FiguresOf(t, *v).speedup_over_streaming;
+      return x > 0 ? Fmt("%.2fx", x) : std::string("-");
+    };
+    auto sc = [](const VariantResult* v) {
+      return v && !v->runs.empty() ? std::to_string(v->runs[0].metadata_read_syscalls)
+                                   : std::string("-");
+    };
+    o << "   " << Pad(t.target.name, 22, false) << Pad(ms(s), 13) << Pad(ms(i), 12) << Pad(sp(i), 9)
+      << Pad(sp(a), 8) << Pad(sp(w), 9) << Pad(sc(s), 10) << Pad(sc(i), 9)
+      << Pad(i ? Human(i->records_per_cpu_s) : "-", 11)
+      << Pad(i ? Fmt("%.2f", FiguresOf(t, *i).floor_ratio) : "-", 10) << "\n";
+  }
+
+  std::vector<TargetCheck> targets = EvaluateTargets(r);
+  bool any = false;
+  for (const TargetCheck& c : targets) any = any || c.measured;
+  if (any) {
+    o << "\n== targets\n";
+    for (const TargetCheck& c : targets) {
+      if (!c.measured) continue;
+      std::string v = c.goal >= 1e6 ? Human(c.value) : c.goal < 1 ? Fmt("%.5f", c.value)
+                                                                  : Fmt("%.2f", c.value);
+      o << "   " << (c.met ? "MET   " : "MISSED") << " " << c.description << ": " << v << " ("
+        << c.workload << ")\n";
+    }
+  }
+  o << "\n" << (r.ok ? "OK" : "FAILED: " + r.status) << " (" << Fmt("%.1f", r.total_seconds)
+    << " s)\n";
+  return o.str();
+}
+
+}  // namespace tools
+}  // namespace kudu

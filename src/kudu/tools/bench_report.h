@@ -1,0 +1,70 @@
+// The report of `kudu fs bench`: a text table per state plus a summary and
+// the targets of docs/benchmarks.md, or one JSON object (--format=json) that
+// scripts/plot_bench.sh turns into plots.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kudu/tools/bench_runner.h"
+
+namespace kudu {
+namespace tools {
+
+struct BenchMachine {
+  int cpus = 0;
+  std::string cpu_model;
+  std::string kernel;
+  double load_before[3] = {0, 0, 0};  // getloadavg when the bench started
+  double load_after[3] = {0, 0, 0};   // and when it ended
+};
+BenchMachine DescribeMachine();
+
+struct BenchReport {
+  bool ok = true;
+  std::string status = "OK";
+  BenchMachine machine;
+  // Config.
+  bool generated = false;  // no --fs_data_dirs: the reference workloads
+  std::string data_root;   // where they were generated
+  double scale = 1.0;
+  uint64_t min_block_size = 0, max_block_size = 0;
+  int repetitions = 0;
+  int threads_per_dir = 0;
+  std::string cache_mode;
+  std::string cache_description;
+  std::vector<std::string> variants;
+  ReplayPolicyOptions policy;
+  double total_seconds = 0;
+  std::vector<TargetResult> results;
+};
+
+// A target of issue 5, evaluated on the workloads present.
+struct TargetCheck {
+  std::string name;
+  std::string description;
+  std::string workload;  // where measured ("" when not measured)
+  double value = 0;
+  double goal = 0;
+  bool higher_is_better = true;
+  bool measured = false;
+  bool met = false;
+};
+std::vector<TargetCheck> EvaluateTargets(const BenchReport& report);
+
+// Derived figures of one variant of one state.
+struct VariantFigures {
+  double speedup_over_streaming = 0;  // 0 when streaming was not measured
+  double floor_ratio = 0;             // wall median / floor wall median
+  double syscalls_per_container = 0;
+  double syscall_reduction = 0;  // 1 - syscalls / streaming's (0 when unknown)
+};
+VariantFigures FiguresOf(const TargetResult& t, const VariantResult& v);
+
+nlohmann::ordered_json BenchReportJson(const BenchReport& report);
+std::string BenchReportText(const BenchReport& report);
+
+}  // namespace tools
+}  // namespace kudu

@@ -1,0 +1,188 @@
+// The measuring part of `kudu fs bench`: opens one on-disk state once per
+// variant (a replay strategy forced for every container, the auto policy,
+// and the physical floor), interleaved and repeated, and checks that every
+// open produced the same live block set.
+//
+// Cache state is a seam (BenchCacheMode): the warm mode reads every
+// metadata file once before the first measured run, so every run sees a
+// warm page cache; a cold mode (issue 7) implements the same interface to
+// evict the files before every run, and the floor variant then becomes the
+// disk floor (one large read per file) with no other change.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/block_workload.h"
+#include "kudu/fs/replay_policy.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+namespace tools {
+
+// One metadata file of the state, as the floor and the cache mode see it.
+struct MetadataFileRef {
+  uint32_t dir_index = 0;
+  std::string path;
+  uint64_t size = 0;
+};
+
+// Lists <root>/data/<id>.metadata of every root (sorted by path).
+Status ListMetadataFiles(const std::vector<std::string>& roots,
+                         std::vector<MetadataFileRef>* files);
+
+// What the page cache holds when a measured run starts.
+class BenchCacheMode {
+ public:
+  virtual ~BenchCacheMode() = default;
+  // "warm", ... (the JSON's config.cache_mode).
+  virtual std::string name() const = 0;
+  // How it was achieved (e.g. "every metadata file read once before the
+  // first run"); for the report.
+  virtual std::string description() const = 0;
+  // Once per state, before its first measured run (and before the warm-up).
+  virtual Status BeforeState(const std::vector<MetadataFileRef>& files) = 0;
+  // Before every measured run (open or floor).
+  virtual Status BeforeRun(const std::vector<MetadataFileRef>& files) = 0;
+};
+
+// "warm" (the only mode so far); InvalidArgument for anything else.
+Status NewBenchCacheMode(const std::string& name, std::unique_ptr<BenchCacheMode>* out);
+
+// A digest of a live block set: every entry (block id, container id,
+// offset, length) hashed on its own with a 64-bit mix, the entry hashes
+// combined by sum and xor (so the walk order of the map does not matter and
+// no sort is needed: O(n) for maps of 10^7 entries), plus counts. Two opens
+// that agree on the digest produced the same block map (up to a 64-bit
+// collision).
+struct LiveSetDigest {
+  uint64_t hash = 0;
+  uint64_t live_blocks = 0;
+  uint64_t live_bytes = 0;
+  uint64_t containers = 0;  // containers holding metadata (not incomplete)
+  bool operator==(const LiveSetDigest& o) const {
+    return hash == o.hash && live_blocks == o.live_blocks && live_bytes == o.live_bytes &&
+           containers == o.containers;
+  }
+  bool operator!=(const LiveSetDigest& o) const { return !(*this == o); }
+  std::string HashHex() const;
+  std::string ToString() const;
+};
+// Of a successful open (its published block map).
+LiveSetDigest DigestOfOpen(const fs::OpenResult& r);
+// Of what the generator says it left live.
+LiveSetDigest DigestOfGenerated(const fs::BlockWorkloadResult& g);
+
+enum class BenchVariantKind { kOpen, kFloor };
+
+struct BenchVariant {
+  std::string name;  // "streaming", "inmemory", "auto", "windowed", "floor"
+  BenchVariantKind kind = BenchVariantKind::kOpen;
+  StrategyChoice choice = StrategyChoice::kAuto;  // kOpen only
+};
+
+// The variants for a --bench_strategies list ("streaming,inmemory,auto,windowed";
+// windowed only when `windowed_available`); the floor is always added last.
+Status ParseBenchVariants(const std::string& spec, bool windowed_available,
+                          std::vector<BenchVariant>* out);
+
+// One measured run.
+struct RunMetrics {
+  double wall_s = 0;
+  double user_s = 0;  // getrusage(RUSAGE_SELF) deltas: every thread of the process
+  double sys_s = 0;
+  // The file layer's counts: on metadata files during the open (ReplayStats),
+  // and process-wide (GlobalReadSyscalls) over the same interval.
+  uint64_t metadata_read_syscalls = 0;
+  uint64_t process_read_syscalls = 0;
+  uint64_t metadata_bytes_read = 0;
+  uint64_t peak_buffer_bytes = 0;
+  uint64_t records = 0;
+  uint64_t fallbacks = 0;
+  uint64_t containers_by_strategy[static_cast<int>(ReplayStrategyKind::kNumKinds)] = {};
+  uint64_t budget_waits = 0;
+  uint64_t memory_budget_bytes = 0;
+  LiveSetDigest digest;  // opens only
+  uint32_t floor_crc = 0;  // floor only: xor of the files' CRCs (keeps the work)
+  double cpu_s() const { return user_s + sys_s; }
+};
+
+struct Spread {
+  double median = 0, min = 0, max = 0;
+};
+Spread SpreadOf(std::vector<double> v);
+
+struct VariantResult {
+  BenchVariant variant;
+  std::vector<RunMetrics> runs;  // in repetition order
+  Spread wall_s, user_s, sys_s;
+  // Records per CPU-second (user + sys) of the open: the throughput of one
+  // busy replay thread, whatever the thread count. Median over runs.
+  double records_per_cpu_s = 0;
+  uint64_t peak_buffer_bytes = 0;  // max over runs
+};
+
+// One state to measure.
+struct BenchTarget {
+  std::string name = "dirs";
+  std::string group;
+  std::string description;
+  bool encrypted = false;
+  std::vector<std::string> data_dirs;
+  const ServerKey* server_key = nullptr;
+  uint64_t inmem_threshold_bytes = 0;  // 0: the policy's (flags)
+  int64_t max_container_blocks = 0;    // 0: the flag's
+  bool generated = false;
+  fs::BlockWorkloadResult generated_result;  // when generated
+  double generate_seconds = 0;
+};
+
+struct TargetResult {
+  BenchTarget target;
+  Status status;  // OK, or why the target could not be measured
+  bool usage_error = false;  // the open refused the dirs or the key (exit 2)
+  std::vector<MetadataFileRef> files;
+  uint64_t metadata_bytes = 0;
+  uint64_t containers = 0;  // counted by the open
+  uint64_t records = 0;     // valid records replayed (streaming's count)
+  uint64_t inmem_threshold_bytes = 0;
+  int threads_per_dir = 0;
+  int replay_threads = 0;  // sum over dirs of min(threads per dir, containers)
+  LiveSetDigest digest;
+  bool has_expected = false;
+  LiveSetDigest expected;
+  // Every open agreed with the first (and with `expected` when set).
+  bool identical = true;
+  std::string mismatch;  // the first disagreement
+  std::vector<VariantResult> variants;
+
+  const VariantResult* Find(const std::string& name) const;
+};
+
+struct BenchRunOptions {
+  int repetitions = 3;
+  // One untimed open (auto) before the measured runs, so that first-open
+  // costs (page faults of fresh heap, first thread creation) fall on no
+  // variant in particular.
+  bool warmup = true;
+  int threads_per_dir = 8;
+  ReplayPolicyOptions policy;  // from the flags; the choice is set per variant
+  std::vector<BenchVariant> variants;
+  BenchCacheMode* cache = nullptr;
+  // Progress lines (stderr); may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+// Measures `target`: for repetition r the variants run in order rotated by
+// r (interleaved, so drift spreads over every variant). Fills `out` and
+// returns its status; a disagreement between opens is not a failed status
+// but `identical == false` (the caller exits 1).
+Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, TargetResult* out);
+
+}  // namespace tools
+}  // namespace kudu

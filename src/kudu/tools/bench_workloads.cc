@@ -1,0 +1,182 @@
+#include "kudu/tools/bench_workloads.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "kudu/fs/container_writer.h"
+#include "kudu/util/env.h"
+
+namespace kudu {
+namespace tools {
+namespace {
+
+int64_t Scaled(double scale, double n) {
+  return std::max<int64_t>(1, static_cast<int64_t>(std::llround(n * scale)));
+}
+
+// CREATE records per container so that `live` blocks stay live after
+// `deleted` percent of the created ones are deleted.
+int64_t BlocksForLive(double live, int64_t containers, int deleted) {
+  const double keep = (100.0 - deleted) / 100.0;
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(live / keep / containers)));
+}
+
+std::vector<std::string> Split(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s + ",") {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
+  const double k = sizing.scale;
+  std::vector<BenchWorkload> plain;
+  auto add = [&](std::string name, std::string group, std::string desc, int64_t containers,
+                 int64_t bpc, int deleted, int64_t max_blocks = -1, uint64_t threshold = 0) {
+    BenchWorkload w;
+    w.name = std::move(name);
+    w.group = std::move(group);
+    w.description = std::move(desc);
+    w.containers = containers;
+    w.blocks_per_container = bpc;
+    w.deleted_percentage = deleted;
+    w.max_container_blocks = max_blocks > 0 ? max_blocks : -1;
+    w.inmem_threshold_bytes = threshold;
+    plain.push_back(std::move(w));
+  };
+  // G1: dataset size on one dir, a few containers, 10% of blocks deleted.
+  for (int live_k : {10, 50, 100}) {
+    const int64_t containers = live_k == 10 ? 2 : 4;
+    add("G1-" + std::to_string(live_k) + "k", "G1",
+        std::to_string(live_k) + "k live blocks, " + std::to_string(containers) +
+            " containers, 10% deleted",
+        containers, BlocksForLive(Scaled(k, live_k * 1000.0), containers, 10), 10);
+  }
+  // G2: deleted share over the same 50k created blocks.
+  for (int del : {0, 50, 90, 99}) {
+    add("G2-del" + std::to_string(del), "G2",
+        "50k created blocks, " + std::to_string(del) + "% deleted, 4 containers", 4,
+        Scaled(k, 12500), del);
+  }
+  // G3: container count over the same 100k created blocks, as
+  // --log_container_max_blocks makes it.
+  {
+    const int64_t total = Scaled(k, 100000);
+    add("G3-unlimited", "G3", "100k blocks, --log_container_max_blocks=-1 (1 container)", 1,
+        total, 10);
+    for (int64_t max_blocks : {10000, 1000}) {
+      const int64_t m = Scaled(k, static_cast<double>(max_blocks));
+      add("G3-max" + std::to_string(max_blocks), "G3",
+          "100k blocks, --log_container_max_blocks=" + std::to_string(max_blocks) + " (" +
+              std::to_string((total + m - 1) / m) + " containers)",
+          (total + m - 1) / m, m, 10, m);
+    }
+  }
+  // G4: many small containers, ~250 records each.
+  add("G4-2000x250", "G4", "2000 containers x 200 blocks, 25% deleted (~250 records each)",
+      Scaled(k, 2000), 200, 25);
+  // G5: files above the in-memory threshold. The threshold is lowered to
+  // 1 MiB for this workload rather than writing files above 64 MiB.
+  // (scaled with the blocks, so that it stays below the files at any scale).
+  add("G5-above-threshold", "G5",
+      "2 containers x 60k blocks (~3 MiB metadata each), in-memory threshold lowered to 1 MiB",
+      2, Scaled(k, 60000), 10, -1,
+      std::max<uint64_t>(4096, static_cast<uint64_t>(k * (1 << 20))));
+
+  std::vector<BenchWorkload> all;
+  for (const BenchWorkload& w : plain) {
+    all.push_back(w);
+    BenchWorkload e = w;
+    e.name += "-enc";
+    e.encrypted = true;
+    e.description += ", encrypted (AES-128)";
+    all.push_back(e);
+  }
+  return all;
+}
+
+Status SelectWorkloads(const std::vector<BenchWorkload>& all, const std::string& spec,
+                       const std::string& encryption, std::vector<BenchWorkload>* out) {
+  out->clear();
+  if (encryption != "both" && encryption != "plain" && encryption != "encrypted") {
+    return Status::InvalidArgument("--bench_encryption must be both, plain or encrypted, got '" +
+                                   encryption + "'");
+  }
+  std::vector<std::string> tokens = Split(spec);
+  if (tokens.empty()) return Status::InvalidArgument("--bench_workloads names no workload");
+  std::set<std::string> chosen;
+  for (const std::string& t : tokens) {
+    bool matched = false;
+    for (const BenchWorkload& w : all) {
+      std::string base = w.encrypted ? w.name.substr(0, w.name.size() - 4) : w.name;
+      if (t == "all" || t == w.group || t == base || t == w.name) {
+        // An explicit "-enc" name selects that one whatever --bench_encryption says.
+        const bool enc_ok = t == w.name ||
+                            (encryption == "both" || (encryption == "plain") != w.encrypted);
+        if (enc_ok) chosen.insert(w.name);
+        matched = true;
+      }
+    }
+    if (!matched) {
+      std::ostringstream names;
+      names << "G1..G5, all";
+      for (const BenchWorkload& w : all) names << ", " << w.name;
+      return Status::InvalidArgument("--bench_workloads: no workload named '" + t +
+                                     "' (known: " + names.str() + ")");
+    }
+  }
+  for (const BenchWorkload& w : all) {
+    if (chosen.count(w.name)) out->push_back(w);
+  }
+  if (out->empty()) {
+    return Status::InvalidArgument("--bench_workloads and --bench_encryption select nothing");
+  }
+  return Status::OK();
+}
+
+Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
+                        const std::string& parent, const ServerKey* key, uint64_t seed,
+                        GeneratedState* out) {
+  *out = GeneratedState();
+  const std::string root = env::JoinPath(env::JoinPath(parent, w.name), "d0");
+  RETURN_NOT_OK(env::CreateDirs(fs::LogBlockContainerWriter::DataDir(root)));
+  out->data_dirs = {root};
+
+  fs::BlockWorkloadOptions opts;
+  opts.writer.data_dirs = out->data_dirs;
+  opts.writer.sync = false;  // as `kudu fs generate` by default: same bytes, faster
+  if (w.encrypted) {
+    if (key == nullptr || key->empty()) {
+      return Status::InvalidArgument(w.name + ": an encrypted workload needs a server key");
+    }
+    opts.writer.server_key = key;
+    opts.writer.algorithm = CipherAlgorithm::kAes128Ctr;
+  }
+  opts.containers = w.containers;
+  opts.blocks_per_container = w.blocks_per_container;
+  opts.deleted_block_percentage = w.deleted_percentage;
+  opts.seed = seed;
+  opts.min_block_size = sizing.min_block_size;
+  opts.max_block_size = std::max(sizing.min_block_size, sizing.max_block_size);
+
+  const auto start = std::chrono::steady_clock::now();
+  RETURN_NOT_OK_PREPEND(fs::RunBlockWorkload(opts, &out->result), "generating " + w.name);
+  out->seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return Status::OK();
+}
+
+}  // namespace tools
+}  // namespace kudu

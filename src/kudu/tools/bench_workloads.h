@@ -1,0 +1,76 @@
+// The reference workloads of `kudu fs bench` (docs/benchmarks.md): what each
+// one is, how big at --bench_scale=1, and how it is generated. Generation
+// goes through fs/block_workload.h, the very code path of `kudu fs generate`
+// (the server's own writer), so a benchmarked state is one a server could
+// have left behind.
+//
+//   G1  dataset size: 1 dir, 10k / 50k / 100k live blocks in a few containers
+//   G2  deleted share: 0 / 50 / 90 / 99 % of the created blocks deleted
+//   G3  container count: --log_container_max_blocks unlimited / 10000 / 1000
+//       over the same 100k blocks (1 / 10 / 100 containers)
+//   G4  many small containers: 2000 containers of ~250 records each
+//   G5  metadata files above the in-memory threshold: the threshold is
+//       lowered to 1 MiB for this workload (instead of writing 64 MiB
+//       files), and both containers' files (~3 MiB) are above it
+//
+// Each exists plain and encrypted (AES-128 file keys): "G1-100k" and
+// "G1-100k-enc".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kudu/fs/block_workload.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+namespace tools {
+
+struct BenchWorkload {
+  std::string name;   // "G1-100k", "G1-100k-enc"
+  std::string group;  // "G1"
+  std::string description;
+  bool encrypted = false;
+  int64_t containers = 1;
+  int64_t blocks_per_container = 1000;
+  int deleted_percentage = 10;
+  // --log_container_max_blocks the state was written with (<= 0: unlimited);
+  // given to the open so that "full" means the same thing.
+  int64_t max_container_blocks = -1;
+  // Non-zero: the in-memory threshold for this workload (G5); 0: the flag's.
+  uint64_t inmem_threshold_bytes = 0;
+};
+
+struct WorkloadSizing {
+  // Multiplies the block counts (G4: the container count), at least 1 each.
+  double scale = 1.0;
+  uint64_t min_block_size = 64;
+  uint64_t max_block_size = 4096;
+};
+
+// Every reference workload at `scale`, plain and encrypted, in report order.
+std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing);
+
+// Picks workloads by a comma-separated list of groups ("G1"), names
+// ("G1-100k") or names with "-enc", "all" for every one; `encryption` is
+// "both", "plain" or "encrypted". InvalidArgument for a token that names
+// nothing (the message lists the names).
+Status SelectWorkloads(const std::vector<BenchWorkload>& all, const std::string& spec,
+                       const std::string& encryption, std::vector<BenchWorkload>* out);
+
+struct GeneratedState {
+  std::vector<std::string> data_dirs;
+  fs::BlockWorkloadResult result;
+  double seconds = 0;
+};
+
+// Writes `w` into a fresh data dir under `parent` (<parent>/<name>/d0),
+// encrypted with `key` (AES-128 file keys) when w.encrypted.
+Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
+                        const std::string& parent, const ServerKey* key, uint64_t seed,
+                        GeneratedState* out);
+
+}  // namespace tools
+}  // namespace kudu

@@ -1,0 +1,283 @@
+// `kudu fs bench` run as a subprocess on tiny workloads (a few seconds):
+// the JSON's shape, every strategy agreeing on the live block set (and with
+// the generator), the syscall figures' relations, the text table, given dirs
+// measured read-only, and usage errors.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kudu/util/env.h"
+#include "util/test_util.h"
+
+extern char** environ;
+
+namespace kudu {
+namespace {
+
+using nlohmann::json;
+using test::TempDir;
+
+constexpr char kKeyHex[] = "000102030405060708090a0b0c0d0e0f";
+
+std::string KuduBinary() {
+  const char* env_bin = std::getenv("KUDU_BIN");
+  if (env_bin != nullptr && *env_bin) return env_bin;
+  char self[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "kudu";
+  self[n] = '\0';
+  return env::JoinPath(env::DirName(self), "kudu");
+}
+
+struct RunResult {
+  int exit_status = -1;
+  std::string out;
+  std::string err;
+};
+
+RunResult RunKudu(const TempDir& tmp, const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string out_path = tmp.Join("stdout." + std::to_string(counter));
+  const std::string err_path = tmp.Join("stderr." + std::to_string(counter++));
+  const std::string bin = KuduBinary();
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(bin.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  RunResult r;
+  pid_t pid;
+  int rc = posix_spawn(&pid, bin.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    r.err = "posix_spawn of " + bin + " failed: " + std::to_string(rc);
+    return r;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  (void)test::ReadFileToString(out_path, &r.out);
+  (void)test::ReadFileToString(err_path, &r.err);
+  return r;
+}
+
+std::string Describe(const RunResult& r) {
+  return "exit " + std::to_string(r.exit_status) + "\nstdout: " + r.out.substr(0, 4000) +
+         "\nstderr: " + r.err.substr(0, 4000);
+}
+
+// The flags that shrink the reference workloads to a smoke test.
+std::vector<std::string> Tiny(std::vector<std::string> more) {
+  std::vector<std::string> args = {"fs", "bench", "--bench_scale=0.01", "--bench_repetitions=2",
+                                   "--fs_max_thread_count_per_data_dir=2"};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+void ExpectSpread(const json& s, const std::string& what) {
+  SCOPED_TRACE(what);
+  ASSERT_TRUE(s.is_object());
+  for (const char* k : {"median", "min", "max"}) ASSERT_TRUE(s[k].is_number()) << k;
+  EXPECT_LE(s["min"].get<double>(), s["median"].get<double>());
+  EXPECT_LE(s["median"].get<double>(), s["max"].get<double>());
+  EXPECT_GE(s["min"].get<double>(), 0.0);
+}
+
+// Checks one workload's object; returns its strategies by name.
+std::map<std::string, json> CheckWorkload(const json& w, int repetitions) {
+  std::map<std::string, json> by;
+  SCOPED_TRACE(w.value("name", std::string("?")));
+  EXPECT_TRUE(w["ok"].get<bool>()) << w.dump(2);
+  EXPECT_EQ("OK", w["status"]);
+  EXPECT_TRUE(w["live_sets_identical"].get<bool>());
+  EXPECT_GT(w["containers"].get<long>(), 0);
+  EXPECT_GT(w["records"].get<long>(), 0);
+  EXPECT_GT(w["metadata_bytes"].get<long>(), 0);
+  EXPECT_EQ(w["live_set"]["hash"].get<std::string>().size(), 16u);
+  for (const json& s : w["strategies"]) {
+    const std::string name = s["strategy"];
+    by[name] = s;
+    SCOPED_TRACE(name);
+    ExpectSpread(s["wall_s"], "wall_s");
+    ExpectSpread(s["user_s"], "user_s");
+    ExpectSpread(s["sys_s"], "sys_s");
+    EXPECT_EQ(static_cast<size_t>(repetitions), s["runs"].size());
+    for (const char* k : {"metadata_read_syscalls", "metadata_bytes_read", "peak_buffer_bytes",
+                          "records", "records_per_cpu_s", "speedup_over_streaming", "floor_ratio"}) {
+      EXPECT_TRUE(s[k].is_number()) << k;
+    }
+    EXPECT_GT(s["metadata_read_syscalls"].get<long>(), 0);
+    EXPECT_GE(s["metadata_bytes_read"].get<long>(), w["metadata_bytes"].get<long>());
+    if (name != "floor") {
+      EXPECT_EQ(w["records"], s["records"]);
+      EXPECT_EQ(0, s["fallbacks"].get<long>());
+    }
+  }
+  for (const char* name : {"streaming", "inmemory", "auto", "floor"}) {
+    EXPECT_EQ(1u, by.count(name)) << name;
+  }
+  if (by.count("streaming") && by.count("inmemory") && by.count("floor")) {
+    const long containers = w["containers"].get<long>();
+    const long records = w["records"].get<long>();
+    // Streaming: two reads per record; InMemory: one or two per container
+    // plus the open's one-time key probe; the floor: one per file.
+    EXPECT_GE(by["streaming"]["metadata_read_syscalls"].get<long>(), 2 * records);
+    EXPECT_LE(by["inmemory"]["metadata_read_syscalls"].get<long>(), 2 * containers + 1);
+    EXPECT_EQ(w["metadata_files"].get<long>(), by["floor"]["metadata_read_syscalls"].get<long>());
+    EXPECT_DOUBLE_EQ(1.0, by["streaming"]["speedup_over_streaming"].get<double>());
+    EXPECT_DOUBLE_EQ(1.0, by["floor"]["floor_ratio"].get<double>());
+    EXPECT_EQ(0, by["streaming"]["peak_buffer_bytes"].get<long>());
+    EXPECT_GT(by["inmemory"]["peak_buffer_bytes"].get<long>(), 0);
+  }
+  return by;
+}
+
+class ToolBenchTest : public ::testing::Test {
+ protected:
+  TempDir tmp_;
+};
+
+TEST_F(ToolBenchTest, GeneratedWorkloadsJson) {
+  RunResult r = RunKudu(tmp_, Tiny({"--bench_workloads=G1-10k,G4,G5", "--format=json",
+                                    "--bench_dir=" + tmp_.path()}));
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  json j;
+  ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;  // stdout is one JSON object, nothing else
+  EXPECT_TRUE(j["ok"].get<bool>());
+  EXPECT_EQ("OK", j["status"]);
+  EXPECT_TRUE(j["config"]["generated"].get<bool>());
+  EXPECT_EQ(2, j["config"]["repetitions"].get<int>());
+  EXPECT_EQ("warm", j["config"]["cache_mode"]);
+  EXPECT_GT(j["machine"]["cpus"].get<int>(), 0);
+  ASSERT_TRUE(j["workloads"].is_array());
+  std::set<std::string> names;
+  for (const json& w : j["workloads"]) {
+    names.insert(w["name"]);
+    auto by = CheckWorkload(w, 2);
+    EXPECT_EQ(w["expected_live_set"], w["live_set"]) << w["name"];
+    if (w["encrypted"].get<bool>() && by.count("inmemory")) {
+      EXPECT_GT(by["inmemory"]["containers_by_strategy"]["encrypted_inmemory"].get<long>(), 0);
+      EXPECT_EQ(0, by["inmemory"]["containers_by_strategy"]["inmemory"].get<long>());
+    }
+    if (w["group"] == "G5") {
+      // Every file is above the (lowered) threshold: auto takes the
+      // bounded-memory path, never the in-memory one.
+      EXPECT_LT(w["inmem_threshold_bytes"].get<long>(), w["metadata_bytes"].get<long>() /
+                                                            w["metadata_files"].get<long>());
+      EXPECT_EQ(0, by["auto"]["containers_by_strategy"]["inmemory"].get<long>());
+      EXPECT_EQ(0, by["auto"]["containers_by_strategy"]["encrypted_inmemory"].get<long>());
+    }
+  }
+  EXPECT_EQ((std::set<std::string>{"G1-10k", "G1-10k-enc", "G4-2000x250", "G4-2000x250-enc",
+                                   "G5-above-threshold", "G5-above-threshold-enc"}),
+            names);
+  ASSERT_TRUE(j["targets"].is_array());
+  for (const json& t : j["targets"]) {
+    EXPECT_TRUE(t["name"].is_string());
+    EXPECT_TRUE(t["measured"].is_boolean());
+  }
+  // The generated state is gone afterwards.
+  std::vector<std::string> left;
+  ASSERT_TRUE(env::ListDir(tmp_.path(), &left).ok());
+  for (const std::string& n : left) EXPECT_EQ(std::string::npos, n.find("kudu-bench")) << n;
+}
+
+TEST_F(ToolBenchTest, TextTable) {
+  RunResult r = RunKudu(tmp_, Tiny({"--bench_workloads=G1-10k", "--bench_encryption=plain",
+                                    "--bench_repetitions=1", "--bench_dir=" + tmp_.path()}));
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  for (const char* s : {"== G1-10k", "streaming", "inmemory", "auto", "floor", "speedup",
+                        "identical in every open", "== summary"}) {
+    EXPECT_NE(std::string::npos, r.out.find(s)) << s << "\n" << r.out;
+  }
+  EXPECT_EQ(std::string::npos, r.out.find("G1-10k-enc"));
+}
+
+// Given dirs are measured read-only: same bytes and sizes after the bench.
+TEST_F(ToolBenchTest, GivenDirsReadOnly) {
+  for (bool encrypted : {false, true}) {
+    SCOPED_TRACE(encrypted ? "encrypted" : "plain");
+    const std::string root = tmp_.Join(encrypted ? "enc" : "plain");
+    std::vector<std::string> gen = {"fs", "generate", "--fs_data_dirs=" + root, "--containers=6",
+                                    "--blocks_per_container=300", "--deleted_block_percentage=30"};
+    std::vector<std::string> key;
+    if (encrypted) key = {std::string("--server_key_hex=") + kKeyHex};
+    if (encrypted) gen.insert(gen.end(), {"--encrypt", key[0]});
+    RunResult g = RunKudu(tmp_, gen);
+    ASSERT_EQ(0, g.exit_status) << Describe(g);
+    std::string live;
+    ASSERT_TRUE(test::ReadFileToString(env::JoinPath(root, "generate_live_blocks.txt"), &live).ok());
+    const long live_lines = std::count(live.begin(), live.end(), '\n');
+
+    std::vector<std::string> names;
+    ASSERT_TRUE(env::ListDir(env::JoinPath(root, "data"), &names).ok());
+    std::map<std::string, std::string> before;
+    for (const std::string& n : names) {
+      ASSERT_TRUE(test::ReadFileToString(env::JoinPath(env::JoinPath(root, "data"), n), &before[n]).ok());
+    }
+
+    std::vector<std::string> args = {"fs", "bench", "--fs_data_dirs=" + root,
+                                     "--bench_repetitions=2", "--format=json"};
+    args.insert(args.end(), key.begin(), key.end());
+    RunResult r = RunKudu(tmp_, args);
+    ASSERT_EQ(0, r.exit_status) << Describe(r);
+    json j = json::parse(r.out);
+    EXPECT_FALSE(j["config"]["generated"].get<bool>());
+    ASSERT_EQ(1u, j["workloads"].size());
+    const json& w = j["workloads"][0];
+    CheckWorkload(w, 2);
+    EXPECT_EQ(encrypted, w["encrypted"].get<bool>());
+    EXPECT_EQ(6, w["containers"].get<long>());
+    EXPECT_EQ(live_lines, w["live_set"]["live_blocks"].get<long>());
+
+    std::vector<std::string> after_names;
+    ASSERT_TRUE(env::ListDir(env::JoinPath(root, "data"), &after_names).ok());
+    EXPECT_EQ(names.size(), after_names.size());
+    for (const auto& kv : before) {
+      std::string now;
+      ASSERT_TRUE(test::ReadFileToString(env::JoinPath(env::JoinPath(root, "data"), kv.first), &now).ok());
+      EXPECT_TRUE(now == kv.second) << kv.first << " changed";
+    }
+  }
+}
+
+TEST_F(ToolBenchTest, UsageErrors) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"fs", "bench", "--bench_workloads=G9"},
+      {"fs", "bench", "--bench_repetitions=0"},
+      {"fs", "bench", "--bench_strategies=fastest"},
+      {"fs", "bench", "--bench_encryption=maybe"},
+      {"fs", "bench", "--bench_cache_mode=lukewarm"},
+      {"fs", "bench", "--format=xml"},
+      {"fs", "bench", "--fs_data_dirs=" + tmp_.Join("missing")},
+      {"fs", "bench", "--no_such_flag=1"},
+  };
+  for (const auto& args : cases) {
+    SCOPED_TRACE(args.back());
+    RunResult r = RunKudu(tmp_, args);
+    EXPECT_EQ(2, r.exit_status) << Describe(r);
+    EXPECT_EQ("", r.out);
+    EXPECT_NE(std::string::npos, r.err.find("error")) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace kudu
