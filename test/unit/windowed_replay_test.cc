@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -412,6 +413,48 @@ TEST(WindowedReplayCostTest, OneReadPerWindowAndMemoryBoundedByTheWindow) {
                 << " bytes, " << syscalls << " reads, " << bytes << " bytes read, buffer "
                 << st.buffer_bytes << ", allocations " << allocs << "\n";
     }
+  }
+}
+
+// Informational (timings on a shared machine are not asserted): records per
+// second of Windowed against InMemory on a warm file.
+TEST(WindowedReplayCostTest, ThroughputAgainstInMemory) {
+  TempDir dir;
+  const ServerKey key = TestServerKey(16);
+  constexpr int kRecords = 200000;
+  for (bool enc : {false, true}) {
+    MetadataFileOptions opts;
+    if (enc) opts.server_key = &key;
+    const std::string path = dir.Join(enc ? "e" : "p");
+    ASSERT_TRUE(WriteMetadataFile(path, MakeRecordSequence(kRecords), opts).ok());
+    std::unique_ptr<RandomAccessFile> file;
+    ASSERT_TRUE(RandomAccessFile::Open(path, enc ? &key : nullptr, &file).ok());
+    auto best_of = [&](MetadataReplayStrategy* s) {
+      double best = 1e9;
+      for (int rep = 0; rep < 7; rep++) {
+        CountingSink sink;
+        auto t0 = std::chrono::steady_clock::now();
+        EXPECT_TRUE(s->Replay(file.get(), &sink).clean());
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                                  .count());
+        EXPECT_EQ(static_cast<uint64_t>(kRecords), sink.count);
+      }
+      return best;
+    };
+    std::unique_ptr<MetadataReplayStrategy> inmem = NewReplayStrategy(
+        enc ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory,
+        ReplayStrategyOptions());
+    const double t_inmem = best_of(inmem.get());
+    std::cout << (enc ? "encrypted" : "plain") << " " << kRecords << " records, "
+              << FileSizeOrDie(path) << " bytes: " << ReplayStrategyName(inmem->kind()) << " "
+              << static_cast<uint64_t>(kRecords / t_inmem) << " records/s";
+    for (size_t w : {size_t{64} * 1024, size_t{1} * kMiB, size_t{4} * kMiB}) {
+      WindowedReplay windowed(w);
+      const double t = best_of(&windowed);
+      std::cout << "; windowed " << (w >> 10) << " KiB " << static_cast<uint64_t>(kRecords / t)
+                << " (" << t_inmem / t << "x)";
+    }
+    std::cout << std::endl;
   }
 }
 
