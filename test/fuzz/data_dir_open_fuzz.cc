@@ -21,6 +21,7 @@
 #include "kudu/fs/container_writer.h"
 #include "kudu/util/env.h"
 #include "util/differential_check.h"
+#include "util/open_describe.h"
 #include "util/spec_oracle.h"
 
 namespace kudu {
@@ -57,39 +58,6 @@ void WriteFile(const std::string& path, const std::string& bytes, uint64_t size)
   }
   if (size > bytes.size() && ::ftruncate(fd, static_cast<off_t>(size)) != 0) Die("ftruncate");
   ::close(fd);
-}
-
-std::string Describe(const fs::OpenResult& r) {
-  std::ostringstream o;
-  o << "status=" << r.status.ToString() << " failure=" << static_cast<int>(r.failure)
-    << " max_id=" << r.has_max_block_id << "/" << r.max_block_id << " next=" << r.next_block_id
-    << "\n";
-  for (const fs::ContainerInfo& c : r.containers) {
-    o << c.path << " data=" << c.has_data << "/" << c.data_size << " meta=" << c.has_metadata
-      << "/" << c.metadata_size << " incomplete=" << c.incomplete << "(" << c.incomplete_reason
-      << ") replayed=" << c.replayed << " outcome=" << c.outcome.ToString()
-      << " live=" << c.live_blocks << "/" << c.live_bytes << "/" << c.live_bytes_aligned
-      << " total=" << c.total_blocks << " nwo=" << c.next_write_offset
-      << " max=" << c.has_max_block_id << "/" << c.max_block_id << " full=" << c.full
-      << " dead=" << c.dead << " low=" << c.low_live << "\n";
-    for (const auto& m : c.malformed) {
-      o << "  malformed " << m.record_offset << " " << m.block_id << " " << m.reason << "\n";
-    }
-    for (const auto& p : c.problems) {
-      o << "  problem " << fs::ContainerProblemKindName(p.kind) << " " << p.file << " " << p.offset
-        << " " << p.block_id << " " << p.status.ToString() << "\n";
-    }
-  }
-  if (r.block_map) {
-    o << "map:";
-    for (uint64_t id : r.block_map->SortedIds()) {
-      fs::BlockMapEntry e;
-      r.block_map->Find(id, &e);
-      o << " " << id << "@" << r.containers[e.container].path << ":" << e.offset << "+" << e.length;
-    }
-    o << "\n";
-  }
-  return o.str();
 }
 
 void CheckInvariants(const fs::OpenResult& r, const std::map<std::string, std::string>& metadata,
@@ -207,7 +175,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string what =
         std::string(StrategyChoiceName(v.choice)) + " x" + std::to_string(v.threads);
     CheckInvariants(result, metadata, key, what);
-    std::string desc = Describe(result);
+    std::string desc = test::DescribeOpen(result);
     if (ref.empty()) {
       ref = std::move(desc);
     } else if (desc != ref) {
