@@ -6,8 +6,10 @@
 namespace kudu {
 namespace {
 
-constexpr uint64_t kThreshold = 1000;
-constexpr uint64_t kBudget = 5000;
+constexpr uint64_t kThreshold = 100000;
+constexpr uint64_t kBudget = 500000;
+// Windowed buffers are at least 64 KiB (window_record_source.h).
+constexpr uint64_t kWindow = 65536;
 
 ReplayPolicyOptions Options(StrategyChoice choice = StrategyChoice::kAuto,
                             uint64_t threshold = kThreshold, uint64_t window = 0) {
@@ -54,40 +56,42 @@ const Row kRows[] = {
     // name                         choice  thresh  win  payload    enc    free   waited  -> kind  bytes wait
     {"size0_plain", Auto, kThreshold, 0, 0, false, true, false, S, 0, 0},
     {"size0_enc", Auto, kThreshold, 0, 0, true, true, false, S, 0, 0},
-    {"below_plain", Auto, kThreshold, 0, 999, false, true, false, M, 999, 0},
-    {"below_enc", Auto, kThreshold, 0, 999, true, true, false, E, 999, 0},
-    {"equal_plain", Auto, kThreshold, 0, 1000, false, true, false, M, 1000, 0},
-    {"equal_enc", Auto, kThreshold, 0, 1000, true, true, false, E, 1000, 0},
-    {"above_plain", Auto, kThreshold, 0, 1001, false, true, false, S, 0, 0},
-    {"above_enc", Auto, kThreshold, 0, 1001, true, true, false, S, 0, 0},
+    {"below_plain", Auto, kThreshold, 0, kThreshold - 1, false, true, false, M, kThreshold - 1, 0},
+    {"below_enc", Auto, kThreshold, 0, kThreshold - 1, true, true, false, E, kThreshold - 1, 0},
+    {"equal_plain", Auto, kThreshold, 0, kThreshold, false, true, false, M, kThreshold, 0},
+    {"equal_enc", Auto, kThreshold, 0, kThreshold, true, true, false, E, kThreshold, 0},
+    {"above_plain", Auto, kThreshold, 0, kThreshold + 1, false, true, false, S, 0, 0},
+    {"above_enc", Auto, kThreshold, 0, kThreshold + 1, true, true, false, S, 0, 0},
     {"above_budget_plain", Auto, 1 << 20, 0, kBudget + 1, false, true, false, S, 0, 0},
     {"above_budget_enc", Auto, 1 << 20, 0, kBudget + 1, true, true, false, S, 0, 0},
-    {"exhausted_plain_waits", Auto, kThreshold, 0, 999, false, false, false, M, 999, 250},
-    {"exhausted_enc_waits", Auto, kThreshold, 0, 999, true, false, false, E, 999, 250},
-    {"exhausted_after_wait_plain", Auto, kThreshold, 0, 999, false, false, true, S, 0, 0},
-    {"exhausted_after_wait_enc", Auto, kThreshold, 0, 999, true, false, true, S, 0, 0},
+    {"exhausted_plain_waits", Auto, kThreshold, 0, kThreshold - 1, false, false, false, M, kThreshold - 1, 250},
+    {"exhausted_enc_waits", Auto, kThreshold, 0, kThreshold - 1, true, false, false, E, kThreshold - 1, 250},
+    {"exhausted_after_wait_plain", Auto, kThreshold, 0, kThreshold - 1, false, false, true, S, 0, 0},
+    {"exhausted_after_wait_enc", Auto, kThreshold, 0, kThreshold - 1, true, false, true, S, 0, 0},
     {"threshold0_plain", Auto, 0, 0, 10, false, true, false, S, 0, 0},
     {"threshold0_enc", Auto, 0, 0, 10, true, true, false, S, 0, 0},
     {"forced_streaming_small", StrategyChoice::kStreaming, kThreshold, 0, 10, false, true, false, S, 0, 0},
     {"forced_streaming_enc", StrategyChoice::kStreaming, kThreshold, 0, 10, true, true, false, S, 0, 0},
     // Forced in-memory ignores the threshold but not the budget.
-    {"forced_inmem_above_threshold", StrategyChoice::kInMemory, kThreshold, 0, 3000, false, true, false, M, 3000, 0},
-    {"forced_inmem_enc", StrategyChoice::kInMemory, kThreshold, 0, 3000, true, true, false, E, 3000, 0},
+    {"forced_inmem_above_threshold", StrategyChoice::kInMemory, kThreshold, 0, 3 * kThreshold, false, true, false, M, 3 * kThreshold, 0},
+    {"forced_inmem_enc", StrategyChoice::kInMemory, kThreshold, 0, 3 * kThreshold, true, true, false, E, 3 * kThreshold, 0},
     {"forced_inmem_above_budget", StrategyChoice::kInMemory, kThreshold, 0, kBudget + 1, false, true, false, S, 0, 0},
     {"forced_inmem_exhausted", StrategyChoice::kInMemory, kThreshold, 0, 10, false, false, false, M, 10, 250},
     {"forced_inmem_exhausted_waited", StrategyChoice::kInMemory, kThreshold, 0, 10, false, false, true, S, 0, 0},
     {"forced_inmem_threshold0", StrategyChoice::kInMemory, 0, 0, 10, false, true, false, M, 10, 0},
     {"forced_inmem_size0", StrategyChoice::kInMemory, kThreshold, 0, 0, false, true, false, S, 0, 0},
     // With a window, the bounded-memory path is Windowed.
-    {"win_above_threshold", Auto, kThreshold, 256, 1001, false, true, false, W, 256, 0},
-    {"win_above_threshold_enc", Auto, kThreshold, 256, 1001, true, true, false, W, 256, 0},
-    {"win_above_budget", Auto, 1 << 20, 256, kBudget + 1, false, true, false, W, 256, 0},
-    {"win_threshold0", Auto, 0, 256, 10, false, true, false, W, 10, 0},
-    {"win_after_wait_exhausted", Auto, kThreshold, 256, 999, false, false, true, S, 0, 0},
-    {"win_small_file", Auto, kThreshold, 256, 100, false, true, false, M, 100, 0},
-    {"forced_windowed", StrategyChoice::kWindowed, kThreshold, 256, 100, false, true, false, W, 100, 0},
-    {"forced_windowed_large", StrategyChoice::kWindowed, kThreshold, 256, 100000, true, true, false, W, 256, 0},
-    {"forced_windowed_exhausted", StrategyChoice::kWindowed, kThreshold, 256, 100000, false, false, false, W, 256, 250},
+    {"win_above_threshold", Auto, kThreshold, kWindow, kThreshold + 1, false, true, false, W, kWindow, 0},
+    {"win_above_threshold_enc", Auto, kThreshold, kWindow, kThreshold + 1, true, true, false, W, kWindow, 0},
+    {"win_above_budget", Auto, 1 << 20, kWindow, kBudget + 1, false, true, false, W, kWindow, 0},
+    {"win_threshold0", Auto, 0, kWindow, 10, false, true, false, W, 10, 0},
+    {"win_after_wait_exhausted", Auto, kThreshold, kWindow, kThreshold - 1, false, false, true, S, 0, 0},
+    {"win_small_file", Auto, kThreshold, kWindow, 100, false, true, false, M, 100, 0},
+    {"forced_windowed", StrategyChoice::kWindowed, kThreshold, kWindow, 100, false, true, false, W, 100, 0},
+    {"forced_windowed_large", StrategyChoice::kWindowed, kThreshold, kWindow, 10000000, true, true, false, W, kWindow, 0},
+    {"forced_windowed_exhausted", StrategyChoice::kWindowed, kThreshold, kWindow, 10000000, false, false, false, W, kWindow, 250},
+    // A window below the 64 KiB minimum buffer is granted what is allocated.
+    {"win_below_min_buffer", Auto, kThreshold, 256, kThreshold + 1, false, true, false, W, kWindow, 0},
     {"forced_windowed_unavailable", StrategyChoice::kWindowed, kThreshold, 0, 100, false, true, false, S, 0, 0},
 };
 
@@ -113,11 +117,11 @@ TEST(ReplayPolicyTest, InvariantsOverAGrid) {
   for (StrategyChoice choice : {StrategyChoice::kAuto, StrategyChoice::kStreaming,
                                 StrategyChoice::kInMemory, StrategyChoice::kWindowed}) {
     for (uint64_t threshold : {uint64_t{0}, uint64_t{1}, kThreshold, kBudget * 2}) {
-      for (uint64_t window : {uint64_t{0}, uint64_t{64}}) {
-        for (uint64_t payload : {uint64_t{0}, uint64_t{1}, uint64_t{999}, uint64_t{1000},
-                                 uint64_t{1001}, kBudget, kBudget + 1, uint64_t{1} << 40}) {
+      for (uint64_t window : {uint64_t{0}, kWindow, 4 * kWindow}) {
+        for (uint64_t payload : {uint64_t{0}, uint64_t{1}, kThreshold - 1, kThreshold,
+                                 kThreshold + 1, kBudget, kBudget + 1, uint64_t{1} << 40}) {
           for (bool enc : {false, true}) {
-            for (uint64_t free_bytes : {uint64_t{0}, uint64_t{100}, kBudget}) {
+            for (uint64_t free_bytes : {uint64_t{0}, uint64_t{100}, kWindow, kBudget}) {
               for (bool waited : {false, true}) {
                 ReplayPolicyInput in{payload, enc, free_bytes, waited};
                 ReplayPlan p = ChooseReplayPlan(Options(choice, threshold, window), in);

@@ -107,9 +107,10 @@ ReplayPlan Buffered(const ReplayPolicyOptions& opts, const ReplayPolicyInput& in
 // The bounded-memory path for files the in-memory path cannot take.
 ReplayPlan BoundedPath(const ReplayPolicyOptions& opts, const ReplayPolicyInput& in,
                        const char* reason) {
+  // The grant is the buffer the strategy really allocates (at least 64 KiB).
   ReplayPlan streaming{ReplayStrategyKind::kStreaming, 0, 0, reason};
   if (opts.window_bytes == 0 || in.payload_bytes == 0) return streaming;
-  const uint64_t window = std::min(opts.window_bytes, in.payload_bytes);
+  const uint64_t window = WindowRecordSource::BufferBytesFor(opts.window_bytes, in.payload_bytes);
   ReplayPolicyInput no_wait = in;
   // A window is small; if it is not free now, streaming costs less than
   // waiting a second time.
@@ -125,7 +126,8 @@ ReplayPlan ChooseReplayPlan(const ReplayPolicyOptions& opts, const ReplayPolicyI
       return ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, "forced streaming"};
     case StrategyChoice::kWindowed:
       if (opts.window_bytes > 0) {
-        const uint64_t window = std::min(opts.window_bytes, std::max<uint64_t>(in.payload_bytes, 1));
+        const uint64_t window =
+            WindowRecordSource::BufferBytesFor(opts.window_bytes, std::max<uint64_t>(in.payload_bytes, 1));
         return Buffered(opts, in, ReplayStrategyKind::kWindowed, window,
                         ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, ""}, "forced windowed");
       }
