@@ -100,10 +100,25 @@ Status ReadFileToString(const std::string& path, std::string* contents) {
 }
 
 Status WriteStringToFile(const std::string& path, const std::string& contents) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IOError(path + ": cannot open for writing");
-  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-  return out ? Status::OK() : Status::IOError(path + ": write failed");
+  // Rewrites in place and truncates to the new size afterwards instead of
+  // truncating to zero first: ext4 (auto_da_alloc) flushes a file that was
+  // truncated to zero and rewritten when it is closed, so tests that restore
+  // a file thousands of times waited for the disk each time (~25x slower).
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) return Status::IOError(path + ": cannot open for writing");
+  size_t done = 0;
+  while (done < contents.size()) {
+    ssize_t w = ::pwrite(fd, contents.data() + done, contents.size() - done, static_cast<off_t>(done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      ::close(fd);
+      return Status::IOError(path + ": write failed");
+    }
+    done += static_cast<size_t>(w);
+  }
+  const bool ok = ::ftruncate(fd, static_cast<off_t>(contents.size())) == 0;
+  ::close(fd);
+  return ok ? Status::OK() : Status::IOError(path + ": write failed");
 }
 
 namespace {
