@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -30,6 +31,62 @@ TEST(BlockMapTest, InsertFindAndSortedIds) {
   EXPECT_EQ(2u, entries[0].second.container);
   EXPECT_EQ(5u, entries[1].first);
   EXPECT_EQ(4096, entries[1].second.offset);
+}
+
+TEST(BlockMapTest, InsertBatchKeepsFirstAndReportsRejected) {
+  BlockMap m;
+  ASSERT_TRUE(m.Insert(7, BlockMapEntry{3, 0, 1}, nullptr));
+  std::vector<BlockMap::Item> batch;
+  for (uint64_t id = 1; id <= 1000; id++) {
+    batch.push_back(BlockMap::Item{id, BlockMapEntry{5, static_cast<int64_t>(id) * 4096, 9}});
+  }
+  batch.push_back(BlockMap::Item{500, BlockMapEntry{6, 0, 2}});  // duplicate inside the batch
+  std::vector<BlockMap::Rejected> rejected;
+  m.InsertBatch(&batch, &rejected);
+  EXPECT_TRUE(batch.empty());
+  EXPECT_EQ(1000u, m.size());
+  ASSERT_EQ(2u, rejected.size());
+  std::sort(rejected.begin(), rejected.end(),
+            [](const BlockMap::Rejected& a, const BlockMap::Rejected& b) { return a.id < b.id; });
+  EXPECT_EQ(7u, rejected[0].id);  // already in the map: its holder stays
+  EXPECT_EQ(3u, rejected[0].held_by);
+  EXPECT_EQ(5u, rejected[0].rejected_from);
+  EXPECT_EQ(500u, rejected[1].id);  // the batch's first occurrence wins
+  EXPECT_EQ(5u, rejected[1].held_by);
+  EXPECT_EQ(6u, rejected[1].rejected_from);
+  BlockMapEntry e;
+  ASSERT_TRUE(m.Find(7, &e));
+  EXPECT_EQ(3u, e.container);
+  ASSERT_TRUE(m.Find(1000, &e));
+  EXPECT_EQ(5u, e.container);
+  EXPECT_EQ(1000 * 4096, e.offset);
+}
+
+TEST(BlockMapTest, ConcurrentBatchesFindEveryDuplicateOnce) {
+  BlockMap m;
+  constexpr int kThreads = 8;
+  constexpr uint64_t kIds = 20000;
+  std::vector<std::vector<BlockMap::Rejected>> rejected(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; t++) {
+    threads.emplace_back([&, t] {
+      // Every thread inserts every id, in batches of 1000.
+      std::vector<BlockMap::Item> batch;
+      for (uint64_t id = 0; id < kIds; id++) {
+        batch.push_back(BlockMap::Item{id, BlockMapEntry{static_cast<uint32_t>(t), 0, 0}});
+        if (batch.size() == 1000) m.InsertBatch(&batch, &rejected[t]);
+      }
+      m.InsertBatch(&batch, &rejected[t]);
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(kIds, m.size());
+  uint64_t total = 0;
+  for (const auto& r : rejected) {
+    total += r.size();
+    for (const BlockMap::Rejected& x : r) EXPECT_NE(x.held_by, x.rejected_from);
+  }
+  EXPECT_EQ(kIds * (kThreads - 1), total);
 }
 
 TEST(BlockMapTest, ConcurrentInsertsFindEveryDuplicateOnce) {

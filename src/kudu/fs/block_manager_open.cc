@@ -83,6 +83,37 @@ struct SharedOpenState {
   std::atomic<uint64_t> processed{0};
 };
 
+// One replay thread's live blocks waiting to be merged into the block map.
+// Containers are merged only after their replay has ended, a batch of
+// containers at a time, so that the map's shard locks are taken once per
+// batch rather than once per block (or per small container).
+struct MergeBuffer {
+  // Flush once this many blocks are waiting: a few MiB per thread.
+  static constexpr size_t kFlushBlocks = 1 << 16;
+  std::vector<BlockMap::Item> items;
+  std::vector<BlockMap::Rejected> rejected;
+};
+
+void FlushMergeBuffer(SharedOpenState* shared, MergeBuffer* buf) {
+  if (buf->items.empty()) return;
+  shared->map->InsertBatch(&buf->items, &buf->rejected);
+  if (buf->rejected.empty()) return;
+  std::lock_guard<std::mutex> l(shared->conflicts_mu);
+  for (const BlockMap::Rejected& r : buf->rejected) {
+    shared->conflicts.push_back(Conflict{r.id, r.held_by, r.rejected_from});
+  }
+  buf->rejected.clear();
+}
+
+// An upper estimate of the CREATE records in `payload` metadata bytes, to
+// size hash maps once: a CREATE record as every writer emits it takes at
+// least ~42 bytes (8-byte v2 prefix, 11-byte block id, op, timestamp,
+// offset, length, 4-byte CRC). Capped, so a huge file cannot make a huge
+// reservation; past the cap the maps grow as usual.
+uint64_t EstimatedCreateRecords(uint64_t payload) {
+  return std::min<uint64_t>(payload / 42, 1ULL << 22);
+}
+
 struct CpuTimes {
   double user = 0, sys = 0;
 };
@@ -164,10 +195,11 @@ void AddProblem(ContainerInfo* c, ContainerProblem::Kind kind, const std::string
   c->problems.push_back(ContainerProblem{kind, file, offset, std::move(status), block_id});
 }
 
-// Replays one container and merges its live blocks. Runs on a pool thread;
-// touches only `*c` and the thread-safe parts of `shared`.
+// Replays one container and queues its live blocks for the merge. Runs on
+// a pool thread; touches only `*c`, `*merge` and the thread-safe parts of
+// `shared`.
 void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* replayer,
-                      SharedOpenState* shared) {
+                      SharedOpenState* shared, MergeBuffer* merge) {
   const BlockManagerOpenOptions& opts = shared->opts;
   const uint64_t header = c->encrypted ? kEncryptionHeaderSize : 0;
   const uint64_t min_metadata = pb_container::kMinimumValidLength + header;
@@ -203,6 +235,9 @@ void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* repla
   // records as they are to learn whether they leave live blocks (an error:
   // the blocks' bytes are gone) or not (an incomplete container).
   ContainerReplayState state(c->has_data ? c->data_size : UINT64_MAX, header, c->fs_block_size);
+  // Sized once for the most CREATE records the file can hold, so that the
+  // live map does not rehash as it fills.
+  state.Reserve(EstimatedCreateRecords(c->metadata_size - std::min(c->metadata_size, header)));
   ContainerReplayResult r = replayer->Replay(file.get(), &state);
   file.reset();  // one metadata file open per thread at most
   c->replayed = true;
@@ -247,21 +282,15 @@ void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* repla
                 static_cast<double>(c->live_blocks) <=
                     opts.live_ratio_before_compact * static_cast<double>(c->total_blocks);
 
-  // Merge only now that the replay has ended. Blocks of a failed container
-  // are merged too: the map is not published then, but a duplicate id is
-  // still worth reporting.
-  std::vector<Conflict> conflicts;
+  // Merge only now that the replay has ended (queued, then merged with the
+  // thread's other containers). Blocks of a failed container are merged
+  // too: the map is not published then, but a duplicate id is still worth
+  // reporting.
   for (const auto& kv : state.live_blocks()) {
-    BlockMapEntry existing;
-    if (!shared->map->Insert(kv.first, BlockMapEntry{index, kv.second.offset, kv.second.length},
-                             &existing)) {
-      conflicts.push_back(Conflict{kv.first, existing.container, index});
-    }
+    merge->items.push_back(
+        BlockMap::Item{kv.first, BlockMapEntry{index, kv.second.offset, kv.second.length}});
   }
-  if (!conflicts.empty()) {
-    std::lock_guard<std::mutex> l(shared->conflicts_mu);
-    shared->conflicts.insert(shared->conflicts.end(), conflicts.begin(), conflicts.end());
-  }
+  if (merge->items.size() >= MergeBuffer::kFlushBlocks) FlushMergeBuffer(shared, merge);
 }
 
 // Turns the merge's conflicts into one problem per (id, container), each
@@ -512,7 +541,19 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
             << " data dirs (" << opts.threads_per_dir << " threads per dir, replay strategy "
             << StrategyChoiceName(opts.policy.choice) << ")";
 
-  // Replay: one pool per dir, one ContainerReplayer per pool thread.
+  // The block map sized once for every CREATE record the files can hold,
+  // so that merges do not rehash it shard by shard as it fills.
+  {
+    uint64_t payload = 0;
+    for (const ContainerInfo& c : containers) {
+      const uint64_t header = c.encrypted ? kEncryptionHeaderSize : 0;
+      if (c.has_metadata) payload += c.metadata_size - std::min(c.metadata_size, header);
+    }
+    shared.map->Reserve(EstimatedCreateRecords(payload));
+  }
+
+  // Replay: one pool per dir, one ContainerReplayer and merge buffer per
+  // pool thread.
   {
     std::vector<std::vector<uint32_t>> by_dir(opts.data_dirs.size());
     for (uint32_t i = 0; i < total; i++) by_dir[containers[i].dir_index].push_back(i);
@@ -529,16 +570,18 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
       for (int t = 0; t < threads; t++) {
         pools.back()->Submit([&opts, &shared, &containers, work, cursor, total] {
           ContainerReplayer replayer(opts.policy, &shared.budget, &shared.stats);
+          MergeBuffer merge;
           while (true) {
             const size_t k = cursor->fetch_add(1);
             if (k >= work->size()) break;
             const uint32_t index = (*work)[k];
-            ProcessContainer(index, &containers[index], &replayer, &shared);
+            ProcessContainer(index, &containers[index], &replayer, &shared, &merge);
             const uint64_t n = shared.processed.fetch_add(1) + 1;
             if (opts.progress_every > 0 && n % opts.progress_every == 0) {
               LOG(INFO) << "Opened " << n << " log block containers (of " << total << ")";
             }
           }
+          FlushMergeBuffer(&shared, &merge);
         });
       }
     }
