@@ -1,9 +1,11 @@
 // Micro-benchmarks of the replay hot path (Google Benchmark): the in-memory
 // record loop (frame + CRC + parse + apply) per record, CRC-32C by buffer
-// size, AES-CTR throughput, and block-map inserts. Run:
+// size, AES-CTR throughput, block-map inserts, the open's block-map merge
+// (locked inserts vs per-shard batches) and the floor's whole-file CRC. Run:
 //   build/bin/replay_micro_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
@@ -11,6 +13,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "kudu/fs/block_map.h"
 #include "kudu/fs/block_record_parser.h"
 #include "kudu/fs/buffer_record_source.h"
 #include "kudu/fs/container_replay_state.h"
@@ -146,6 +149,59 @@ void BM_BlockMapInsert(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 BENCHMARK(BM_BlockMapInsert)->Arg(100000)->Arg(10000000)->Unit(benchmark::kMillisecond);
+
+// The open's merge into the server's block map: one locked insert per block
+// (as the open did first) against per-shard batches with prefetching (what
+// it does now), over a map reserved for every block.
+std::vector<fs::BlockMap::Item> MergeItems(int64_t n) {
+  std::mt19937_64 rng(2);
+  std::vector<fs::BlockMap::Item> items(n);
+  uint64_t id = rng() >> 20;
+  for (auto& it : items) {
+    id += 1 + rng() % 4;  // increasing with gaps: other containers' blocks
+    it = fs::BlockMap::Item{id, fs::BlockMapEntry{7, 4096, 100}};
+  }
+  return items;
+}
+
+void BM_BlockMapMergeLockedInserts(benchmark::State& state) {
+  const std::vector<fs::BlockMap::Item> items = MergeItems(state.range(0));
+  for (auto _ : state) {
+    fs::BlockMap map;
+    map.Reserve(items.size());
+    for (const auto& it : items) map.Insert(it.id, it.entry, nullptr);
+    benchmark::DoNotOptimize(map.size());
+  }
+  state.SetItemsProcessed(state.iterations() * items.size());
+}
+BENCHMARK(BM_BlockMapMergeLockedInserts)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+
+void BM_BlockMapMergeBatch(benchmark::State& state) {
+  const std::vector<fs::BlockMap::Item> items = MergeItems(state.range(0));
+  std::vector<fs::BlockMap::Item> batch;
+  std::vector<fs::BlockMap::Rejected> rejected;
+  for (auto _ : state) {
+    fs::BlockMap map;
+    map.Reserve(items.size());
+    for (size_t i = 0; i < items.size(); i += 1 << 16) {
+      batch.assign(items.begin() + i, items.begin() + std::min(items.size(), i + (1 << 16)));
+      map.InsertBatch(&batch, &rejected);
+    }
+    benchmark::DoNotOptimize(map.size());
+  }
+  state.SetItemsProcessed(state.iterations() * items.size());
+}
+BENCHMARK(BM_BlockMapMergeBatch)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+
+// The benchmark's floor per byte: CRC-32C over a whole metadata file in
+// memory (the floor also reads it, once).
+void BM_FloorCrcWholeFile(benchmark::State& state) {
+  const std::string image = MetadataImage(static_cast<int>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(crc::Crc32c(image.data(), image.size()));
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.SetBytesProcessed(state.iterations() * image.size());
+}
+BENCHMARK(BM_FloorCrcWholeFile)->Arg(100000);
 
 }  // namespace
 }  // namespace kudu
