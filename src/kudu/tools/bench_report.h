@@ -59,6 +59,8 @@ struct VariantFigures {
   double speedup_over_streaming = 0;  // 0 when streaming was not measured
   double floor_ratio = 0;             // wall median / floor wall median
   double syscalls_per_container = 0;
+  // The same without the open's one-time key probe (one read per open).
+  double replay_syscalls_per_container = 0;
   double syscall_reduction = 0;  // 1 - syscalls / streaming's (0 when unknown)
 };
 VariantFigures FiguresOf(const TargetResult& t, const VariantResult& v);

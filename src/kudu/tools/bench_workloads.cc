@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -22,6 +23,19 @@ int64_t Scaled(double scale, double n) {
 int64_t BlocksForLive(double live, int64_t containers, int deleted) {
   const double keep = (100.0 - deleted) / 100.0;
   return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(live / keep / containers)));
+}
+
+// 100000 → "100k", 1500000 → "1.5M", 250 → "250".
+std::string Count(double n) {
+  char buf[32];
+  if (n >= 1e6) {
+    std::snprintf(buf, sizeof(buf), "%gM", std::round(n / 1e5) / 10);
+  } else if (n >= 1e4) {
+    std::snprintf(buf, sizeof(buf), "%gk", std::round(n / 1e2) / 10);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.0f", n);
+  }
+  return buf;
 }
 
 std::vector<std::string> Split(const std::string& s) {
@@ -59,41 +73,50 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
   // G1: dataset size on one dir, a few containers, 10% of blocks deleted.
   for (int live_k : {10, 50, 100}) {
     const int64_t containers = live_k == 10 ? 2 : 4;
+    const int64_t live = Scaled(k, live_k * 1000.0);
     add("G1-" + std::to_string(live_k) + "k", "G1",
-        std::to_string(live_k) + "k live blocks, " + std::to_string(containers) +
-            " containers, 10% deleted",
-        containers, BlocksForLive(Scaled(k, live_k * 1000.0), containers, 10), 10);
+        Count(live) + " live blocks, " + std::to_string(containers) + " containers, 10% deleted",
+        containers, BlocksForLive(live, containers, 10), 10);
   }
   // G2: deleted share over the same 50k created blocks.
   for (int del : {0, 50, 90, 99}) {
     add("G2-del" + std::to_string(del), "G2",
-        "50k created blocks, " + std::to_string(del) + "% deleted, 4 containers", 4,
-        Scaled(k, 12500), del);
+        Count(4 * Scaled(k, 12500)) + " created blocks, " + std::to_string(del) +
+            "% deleted, 4 containers",
+        4, Scaled(k, 12500), del);
   }
   // G3: container count over the same 100k created blocks, as
   // --log_container_max_blocks makes it.
   {
     const int64_t total = Scaled(k, 100000);
-    add("G3-unlimited", "G3", "100k blocks, --log_container_max_blocks=-1 (1 container)", 1,
+    add("G3-unlimited", "G3",
+        Count(total) + " blocks, --log_container_max_blocks=-1 (1 container), 10% deleted", 1,
         total, 10);
     for (int64_t max_blocks : {10000, 1000}) {
       const int64_t m = Scaled(k, static_cast<double>(max_blocks));
       add("G3-max" + std::to_string(max_blocks), "G3",
-          "100k blocks, --log_container_max_blocks=" + std::to_string(max_blocks) + " (" +
-              std::to_string((total + m - 1) / m) + " containers)",
+          Count(total) + " blocks, --log_container_max_blocks=" + std::to_string(m) + " (" +
+              std::to_string((total + m - 1) / m) + " containers), 10% deleted",
           (total + m - 1) / m, m, 10, m);
     }
   }
   // G4: many small containers, ~250 records each.
-  add("G4-2000x250", "G4", "2000 containers x 200 blocks, 25% deleted (~250 records each)",
+  add("G4-2000x250", "G4",
+      std::to_string(Scaled(k, 2000)) +
+          " containers x 200 blocks, 25% deleted (250 records each)",
       Scaled(k, 2000), 200, 25);
   // G5: files above the in-memory threshold. The threshold is lowered to
   // 1 MiB for this workload rather than writing files above 64 MiB.
   // (scaled with the blocks, so that it stays below the files at any scale).
-  add("G5-above-threshold", "G5",
-      "2 containers x 60k blocks (~3 MiB metadata each), in-memory threshold lowered to 1 MiB",
-      2, Scaled(k, 60000), 10, -1,
-      std::max<uint64_t>(4096, static_cast<uint64_t>(k * (1 << 20))));
+  {
+    const uint64_t threshold = std::max<uint64_t>(4096, static_cast<uint64_t>(k * (1 << 20)));
+    add("G5-above-threshold", "G5",
+        "2 containers x " + Count(Scaled(k, 60000)) +
+            " blocks, 10% deleted (~2.7 MiB metadata each at scale 1), in-memory threshold "
+            "lowered to " + (threshold >= (1 << 20) ? std::to_string(threshold >> 20) + " MiB"
+                                                   : std::to_string(threshold >> 10) + " KiB"),
+        2, Scaled(k, 60000), 10, -1, threshold);
+  }
 
   std::vector<BenchWorkload> all;
   for (const BenchWorkload& w : plain) {
