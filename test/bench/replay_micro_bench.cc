@@ -178,15 +178,16 @@ BENCHMARK(BM_BlockMapMergeLockedInserts)->Arg(100000)->Arg(1000000)->Unit(benchm
 
 void BM_BlockMapMergeBatch(benchmark::State& state) {
   const std::vector<fs::BlockMap::Item> items = MergeItems(state.range(0));
-  std::vector<fs::BlockMap::Item> batch;
+  fs::BlockMap::Batch batch;
   std::vector<fs::BlockMap::Rejected> rejected;
   for (auto _ : state) {
     fs::BlockMap map;
     map.Reserve(items.size());
-    for (size_t i = 0; i < items.size(); i += 1 << 16) {
-      batch.assign(items.begin() + i, items.begin() + std::min(items.size(), i + (1 << 16)));
-      map.InsertBatch(&batch, &rejected);
+    for (const auto& it : items) {
+      batch.Add(it.id, it.entry);
+      if (batch.size() == (1 << 16)) map.InsertBatch(&batch, &rejected);
     }
+    map.InsertBatch(&batch, &rejected);
     benchmark::DoNotOptimize(map.size());
   }
   state.SetItemsProcessed(state.iterations() * items.size());

@@ -36,14 +36,15 @@ TEST(BlockMapTest, InsertFindAndSortedIds) {
 TEST(BlockMapTest, InsertBatchKeepsFirstAndReportsRejected) {
   BlockMap m;
   ASSERT_TRUE(m.Insert(7, BlockMapEntry{3, 0, 1}, nullptr));
-  std::vector<BlockMap::Item> batch;
+  BlockMap::Batch batch;
   for (uint64_t id = 1; id <= 1000; id++) {
-    batch.push_back(BlockMap::Item{id, BlockMapEntry{5, static_cast<int64_t>(id) * 4096, 9}});
+    batch.Add(id, BlockMapEntry{5, static_cast<int64_t>(id) * 4096, 9});
   }
-  batch.push_back(BlockMap::Item{500, BlockMapEntry{6, 0, 2}});  // duplicate inside the batch
+  batch.Add(500, BlockMapEntry{6, 0, 2});  // duplicate inside the batch
+  EXPECT_EQ(1001u, batch.size());
   std::vector<BlockMap::Rejected> rejected;
   m.InsertBatch(&batch, &rejected);
-  EXPECT_TRUE(batch.empty());
+  EXPECT_EQ(0u, batch.size());
   EXPECT_EQ(1000u, m.size());
   ASSERT_EQ(2u, rejected.size());
   std::sort(rejected.begin(), rejected.end(),
@@ -71,9 +72,9 @@ TEST(BlockMapTest, ConcurrentBatchesFindEveryDuplicateOnce) {
   for (int t = 0; t < kThreads; t++) {
     threads.emplace_back([&, t] {
       // Every thread inserts every id, in batches of 1000.
-      std::vector<BlockMap::Item> batch;
+      BlockMap::Batch batch;
       for (uint64_t id = 0; id < kIds; id++) {
-        batch.push_back(BlockMap::Item{id, BlockMapEntry{static_cast<uint32_t>(t), 0, 0}});
+        batch.Add(id, BlockMapEntry{static_cast<uint32_t>(t), 0, 0});
         if (batch.size() == 1000) m.InsertBatch(&batch, &rejected[t]);
       }
       m.InsertBatch(&batch, &rejected[t]);

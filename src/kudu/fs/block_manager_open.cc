@@ -52,7 +52,10 @@ BlockManagerOpenOptions::BlockManagerOpenOptions()
     : threads_per_dir(FLAGS_fs_max_thread_count_per_data_dir),
       max_container_size(FLAGS_log_container_max_size),
       max_container_blocks(FLAGS_log_container_max_blocks),
-      live_ratio_before_compact(FLAGS_log_container_live_metadata_before_compact_ratio) {}
+      live_ratio_before_compact(FLAGS_log_container_live_metadata_before_compact_ratio) {
+  ReadaheadOptions ra;
+  if (ReadaheadOptions::FromFlags(&ra).ok()) readahead = ra;
+}
 
 namespace {
 
@@ -90,12 +93,12 @@ struct SharedOpenState {
 struct MergeBuffer {
   // Flush once this many blocks are waiting: a few MiB per thread.
   static constexpr size_t kFlushBlocks = 1 << 16;
-  std::vector<BlockMap::Item> items;
+  BlockMap::Batch items;
   std::vector<BlockMap::Rejected> rejected;
 };
 
 void FlushMergeBuffer(SharedOpenState* shared, MergeBuffer* buf) {
-  if (buf->items.empty()) return;
+  if (buf->items.size() == 0) return;
   shared->map->InsertBatch(&buf->items, &buf->rejected);
   if (buf->rejected.empty()) return;
   std::lock_guard<std::mutex> l(shared->conflicts_mu);
@@ -198,8 +201,17 @@ void AddProblem(ContainerInfo* c, ContainerProblem::Kind kind, const std::string
 // Replays one container and queues its live blocks for the merge. Runs on
 // a pool thread; touches only `*c`, `*merge` and the thread-safe parts of
 // `shared`.
+// Whether ProcessContainer will open and replay `c`'s metadata file (the
+// checks it makes before opening it).
+bool WillReplay(const ContainerInfo& c) {
+  const uint64_t header = c.encrypted ? kEncryptionHeaderSize : 0;
+  const uint64_t min_metadata = pb_container::kMinimumValidLength + header;
+  if (c.metadata_size < min_metadata && c.data_size <= header) return false;
+  return c.has_metadata;
+}
+
 void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* replayer,
-                      SharedOpenState* shared, MergeBuffer* merge) {
+                      SharedOpenState* shared, MergeBuffer* merge, PrefetchedBytes prefetched) {
   const BlockManagerOpenOptions& opts = shared->opts;
   const uint64_t header = c->encrypted ? kEncryptionHeaderSize : 0;
   const uint64_t min_metadata = pb_container::kMinimumValidLength + header;
@@ -231,6 +243,9 @@ void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* repla
                c->metadata_path, 0, s);
     return;
   }
+  // Bytes read ahead for this file (uring read-ahead): its reads are served
+  // from them, each still one read for the fault injector.
+  if (!prefetched.empty()) file->AdoptPrefetched(std::move(prefetched));
   // Without a data file, bounds against its size mean nothing: replay the
   // records as they are to learn whether they leave live blocks (an error:
   // the blocks' bytes are gone) or not (an incomplete container).
@@ -287,8 +302,7 @@ void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* repla
   // too: the map is not published then, but a duplicate id is still worth
   // reporting.
   for (const auto& kv : state.live_blocks()) {
-    merge->items.push_back(
-        BlockMap::Item{kv.first, BlockMapEntry{index, kv.second.offset, kv.second.length}});
+    merge->items.Add(kv.first, BlockMapEntry{index, kv.second.offset, kv.second.length});
   }
   if (merge->items.size() >= MergeBuffer::kFlushBlocks) FlushMergeBuffer(shared, merge);
 }
@@ -472,6 +486,11 @@ void Snapshot(const SharedOpenState& shared, ReplayStatsSnapshot* out) {
   out->budget_wait_timeouts = shared.stats.budget_wait_timeouts.load();
   out->peak_buffer_bytes = shared.budget.peak();
   out->memory_budget_bytes = shared.budget.total();
+  out->readahead_files = shared.stats.readahead_files.load();
+  out->readahead_bytes = shared.stats.readahead_bytes.load();
+  out->readahead_skipped = shared.stats.readahead_skipped.load();
+  out->readahead_failed = shared.stats.readahead_failed.load();
+  out->prefetched_reads = shared.stats.prefetched_reads.load();
 }
 
 }  // namespace
@@ -553,29 +572,55 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
   }
 
   // Replay: one pool per dir, one ContainerReplayer and merge buffer per
-  // pool thread.
+  // pool thread; the dir's read-ahead runs ahead of the pool's cursor.
   {
     std::vector<std::vector<uint32_t>> by_dir(opts.data_dirs.size());
     for (uint32_t i = 0; i < total; i++) by_dir[containers[i].dir_index].push_back(i);
     std::vector<std::unique_ptr<ThreadPool>> pools;
     std::vector<std::unique_ptr<std::atomic<size_t>>> cursors;
+    // One per dir with more than one container; cleared once the pools are
+    // done (every position claimed by then).
+    std::vector<std::unique_ptr<DirReadahead>> readaheads;
     for (size_t d = 0; d < by_dir.size(); d++) {
       if (by_dir[d].empty()) continue;
       const int threads = std::max(
           1, std::min<int>(opts.threads_per_dir, static_cast<int>(by_dir[d].size())));
+      DirReadahead* ra = nullptr;
+      if (opts.readahead.mode != ReadaheadMode::kNone &&
+          opts.readahead.containers_per_thread > 0 && by_dir[d].size() > 1) {
+        std::vector<DirReadahead::Entry> queue;
+        queue.reserve(by_dir[d].size());
+        for (uint32_t i : by_dir[d]) {
+          const ContainerInfo& c = containers[i];
+          DirReadahead::Entry e;
+          if (WillReplay(c)) {
+            e.path = c.metadata_path;
+            e.bytes = ReadaheadBytesFor(c.metadata_size, c.encrypted ? kEncryptionHeaderSize : 0,
+                                        opts.policy.inmem_threshold_bytes,
+                                        opts.policy.window_bytes);
+          }
+          queue.push_back(std::move(e));
+        }
+        readaheads.emplace_back(new DirReadahead(opts.readahead, std::move(queue), threads,
+                                                 &shared.budget, &shared.stats));
+        ra = readaheads.back().get();
+        result->replay.readahead_mode = ra->mode();
+      }
       pools.emplace_back(new ThreadPool("replay-dir-" + std::to_string(d), threads));
       cursors.emplace_back(new std::atomic<size_t>(0));
       const std::vector<uint32_t>* work = &by_dir[d];
       std::atomic<size_t>* cursor = cursors.back().get();
       for (int t = 0; t < threads; t++) {
-        pools.back()->Submit([&opts, &shared, &containers, work, cursor, total] {
+        pools.back()->Submit([&opts, &shared, &containers, work, cursor, total, ra] {
           ContainerReplayer replayer(opts.policy, &shared.budget, &shared.stats);
           MergeBuffer merge;
           while (true) {
             const size_t k = cursor->fetch_add(1);
             if (k >= work->size()) break;
             const uint32_t index = (*work)[k];
-            ProcessContainer(index, &containers[index], &replayer, &shared, &merge);
+            PrefetchedBytes prefetched = ra != nullptr ? ra->Claim(k) : PrefetchedBytes();
+            ProcessContainer(index, &containers[index], &replayer, &shared, &merge,
+                             std::move(prefetched));
             const uint64_t n = shared.processed.fetch_add(1) + 1;
             if (opts.progress_every > 0 && n % opts.progress_every == 0) {
               LOG(INFO) << "Opened " << n << " log block containers (of " << total << ")";
@@ -586,6 +631,9 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
       }
     }
     for (auto& p : pools) p->Wait();
+    // Every position was claimed: the read-aheads end (uring: their I/O
+    // threads exit) before the budget and stats they use go away.
+    readaheads.clear();
   }
 
   // Everything below runs on this thread, in container order.
@@ -603,7 +651,11 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
     }
   }
   result->next_block_id = result->has_max_block_id ? result->max_block_id + 1 : 1;
-  Snapshot(shared, &result->replay);
+  {
+    const ReadaheadMode ran = result->replay.readahead_mode;
+    Snapshot(shared, &result->replay);
+    result->replay.readahead_mode = ran;
+  }
 
   Status misuse = DetectKeyMisuse(opts, containers);
   if (!misuse.ok()) return usage_failure(misuse);
@@ -647,7 +699,11 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
             << " metadata_read_syscalls=" << st.metadata_read_syscalls
             << " metadata_bytes_read=" << st.metadata_bytes_read
             << " peak_buffer_bytes=" << st.peak_buffer_bytes << " of budget "
-            << st.memory_budget_bytes;
+            << st.memory_budget_bytes << " readahead=" << ReadaheadModeName(st.readahead_mode)
+            << " readahead_files=" << st.readahead_files
+            << " readahead_bytes=" << st.readahead_bytes
+            << " readahead_skipped=" << st.readahead_skipped
+            << " prefetched_reads=" << st.prefetched_reads;
 
   if (opts.repair) {
     result->repaired = true;

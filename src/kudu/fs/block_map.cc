@@ -15,32 +15,30 @@ bool BlockMap::Insert(uint64_t id, const BlockMapEntry& entry, BlockMapEntry* ex
   return r.second;
 }
 
-void BlockMap::InsertBatch(std::vector<Item>* batch, std::vector<Rejected>* rejected) {
-  // Group by shard (a stable counting sort), then one lock per shard.
-  size_t start[kNumShards + 1] = {};
-  for (const Item& it : *batch) start[ShardOf(it.id) + 1]++;
-  for (int s = 0; s < kNumShards; s++) start[s + 1] += start[s];
-  size_t pos[kNumShards];
-  std::copy(start, start + kNumShards, pos);
-  std::vector<Item> sorted(batch->size());
-  for (const Item& it : *batch) sorted[pos[ShardOf(it.id)]++] = it;
-  batch->clear();
+void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
   // Prefetch a few entries ahead: a large map misses the cache on almost
   // every insert, and the misses overlap when their addresses are known early.
   constexpr size_t kAhead = 8;
   for (int s = 0; s < kNumShards; s++) {
-    const size_t begin = start[s], end = start[s + 1];
-    if (begin == end) continue;
+    std::vector<Item>& items = batch->shards_[s];
+    const size_t n = items.size();
+    if (n == 0) continue;
     Shard& shard = shards_[s];
-    std::lock_guard<std::mutex> l(shard.mu);
-    for (size_t i = begin; i < end && i < begin + kAhead; i++) shard.map.prefetch(sorted[i].id);
-    for (size_t i = begin; i < end; i++) {
-      if (i + kAhead < end) shard.map.prefetch(sorted[i + kAhead].id);
-      const Item& it = sorted[i];
-      auto r = shard.map.try_emplace(it.id, it.entry);
-      if (!r.second) rejected->push_back(Rejected{it.id, r.first->second.container, it.entry.container});
+    {
+      std::lock_guard<std::mutex> l(shard.mu);
+      for (size_t i = 0; i < n && i < kAhead; i++) shard.map.prefetch(items[i].id);
+      for (size_t i = 0; i < n; i++) {
+        if (i + kAhead < n) shard.map.prefetch(items[i + kAhead].id);
+        const Item& it = items[i];
+        auto r = shard.map.try_emplace(it.id, it.entry);
+        if (!r.second) {
+          rejected->push_back(Rejected{it.id, r.first->second.container, it.entry.container});
+        }
+      }
     }
+    items.clear();
   }
+  batch->size_ = 0;
 }
 
 bool BlockMap::Find(uint64_t id, BlockMapEntry* entry) const {

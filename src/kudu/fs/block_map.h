@@ -36,21 +36,37 @@ class BlockMap {
   // Inserts `id` unless it is already present. When it is, nothing changes
   // and `*existing` (if not null) receives the entry that holds it. Thread-safe.
   bool Insert(uint64_t id, const BlockMapEntry& entry, BlockMapEntry* existing);
-  // Inserts many entries at once, taking each shard's lock once per call
-  // instead of once per entry (the open merges each replay thread's
-  // containers in batches). `*batch` is consumed (left empty). An id already
-  // present is left as it is and reported in `*rejected` with the container
-  // that holds it. Thread-safe.
   struct Item {
     uint64_t id;
     BlockMapEntry entry;
+  };
+  // Entries waiting to be inserted, grouped by shard as they are added, so
+  // that inserting them takes each shard's lock once and needs no sorting or
+  // copying. Not thread-safe (one per replay thread); keeps its capacity.
+  class Batch {
+   public:
+    void Add(uint64_t id, const BlockMapEntry& entry) {
+      shards_[ShardOf(id)].push_back(Item{id, entry});
+      size_++;
+    }
+    size_t size() const { return size_; }
+
+   private:
+    friend class BlockMap;
+    std::vector<Item> shards_[kNumShards];
+    size_t size_ = 0;
   };
   struct Rejected {
     uint64_t id;
     uint32_t held_by;        // container of the entry in the map
     uint32_t rejected_from;  // container of the entry that was not inserted
   };
-  void InsertBatch(std::vector<Item>* batch, std::vector<Rejected>* rejected);
+  // Inserts every entry of `*batch`, taking each shard's lock once (the open
+  // merges each replay thread's containers in batches) and leaves the batch
+  // empty. An id already present (in the map, or earlier in the batch) is
+  // left as it is and reported in `*rejected` with the container that holds
+  // it. Thread-safe.
+  void InsertBatch(Batch* batch, std::vector<Rejected>* rejected);
   // Thread-safe.
   bool Find(uint64_t id, BlockMapEntry* entry) const;
   void Reserve(size_t n);
