@@ -26,6 +26,7 @@
 
 #include "kudu/fs/block_map.h"
 #include "kudu/fs/container_info.h"
+#include "kudu/fs/metadata_readahead.h"
 #include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/fs/repair.h"
 #include "kudu/fs/replay_policy.h"
@@ -40,8 +41,10 @@ namespace fs {
 
 struct BlockManagerOpenOptions {
   // Reads --fs_max_thread_count_per_data_dir, --log_container_max_size,
-  // --log_container_max_blocks and
-  // --log_container_live_metadata_before_compact_ratio as they are now.
+  // --log_container_max_blocks,
+  // --log_container_live_metadata_before_compact_ratio and the read-ahead
+  // flags as they are now (an unparsable read-ahead flag leaves the
+  // defaults; the tools reject it before opening).
   // `policy` keeps its defaults: set it with ReplayPolicyOptions::FromFlags.
   BlockManagerOpenOptions();
 
@@ -49,6 +52,8 @@ struct BlockManagerOpenOptions {
   const ServerKey* server_key = nullptr;  // every file is encrypted when set
   int threads_per_dir;
   ReplayPolicyOptions policy;
+  // Read-ahead across each dir's containers (fs/metadata_readahead.h).
+  ReadaheadOptions readahead;
   uint64_t max_container_size;
   int64_t max_container_blocks;  // <= 0: unlimited
   double live_ratio_before_compact;
@@ -71,6 +76,16 @@ struct ReplayStatsSnapshot {
   uint64_t budget_wait_timeouts = 0;
   uint64_t peak_buffer_bytes = 0;
   uint64_t memory_budget_bytes = 0;
+  // Read-ahead: the mode that ran (uring falls back to fadvise when
+  // io_uring is unavailable), files and bytes read ahead, read-aheads
+  // skipped (budget short) or failed, replay reads served from read-ahead
+  // memory (uring; not system calls).
+  ReadaheadMode readahead_mode = ReadaheadMode::kNone;
+  uint64_t readahead_files = 0;
+  uint64_t readahead_bytes = 0;
+  uint64_t readahead_skipped = 0;
+  uint64_t readahead_failed = 0;
+  uint64_t prefetched_reads = 0;
 };
 
 struct OpenTiming {

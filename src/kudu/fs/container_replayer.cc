@@ -47,6 +47,10 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
     if (plan.budget_bytes == 0 || budget_ == nullptr) break;
     bool got;
     if (plan.wait_ms > 0) {
+      // Never wait for budget while holding some: bytes read ahead for this
+      // file (they hold a grant) are dropped first; the file is then read
+      // as usual.
+      if (file->prefetched_size() > 0) file->DropPrefetched();
       if (stats_) stats_->Add(stats_->budget_waits, 1);
       got = budget_->AcquireFor(plan.budget_bytes, std::chrono::milliseconds(plan.wait_ms));
       if (!got && stats_) stats_->Add(stats_->budget_wait_timeouts, 1);
@@ -88,6 +92,7 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
     stats_->Add(stats_->records, result.outcome.records);
     stats_->Add(stats_->metadata_read_syscalls, file->stats().read_syscalls);
     stats_->Add(stats_->metadata_bytes_read, file->stats().bytes_read);
+    stats_->Add(stats_->prefetched_reads, file->stats().prefetched_reads);
   }
   return result;
 }

@@ -24,6 +24,15 @@ struct ReplayStats {
   // Containers that waited for memory budget, and waits that timed out.
   std::atomic<uint64_t> budget_waits{0};
   std::atomic<uint64_t> budget_wait_timeouts{0};
+  // Read-ahead (fs/metadata_readahead.h): metadata files read ahead, and
+  // their bytes; read-aheads skipped because the budget was short (uring),
+  // or that failed (the replay then reads the file itself); replay reads
+  // served from read-ahead memory (no system call).
+  std::atomic<uint64_t> readahead_files{0};
+  std::atomic<uint64_t> readahead_bytes{0};
+  std::atomic<uint64_t> readahead_skipped{0};
+  std::atomic<uint64_t> readahead_failed{0};
+  std::atomic<uint64_t> prefetched_reads{0};
 
   void Add(std::atomic<uint64_t>& c, uint64_t n) { c.fetch_add(n, std::memory_order_relaxed); }
   uint64_t containers(ReplayStrategyKind k) const {

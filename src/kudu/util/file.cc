@@ -5,6 +5,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -79,16 +80,27 @@ Status RandomAccessFile::PreadFully(uint64_t offset, uint8_t* buf, size_t n) {
   while (left > 0) {
     IoFault fault = IoFaultInjector::OnCall(IoOp::kRead, filename_);
     ssize_t want = FaultedLength(fault, left);
+    // A read starting inside the prefetched bytes is served from them (up to
+    // their end; the loop reads the rest from the file).
+    const uint64_t pf_end = prefetched_.offset + prefetched_.size;
+    const bool from_memory = prefetched_.size > 0 && pos >= prefetched_.offset && pos < pf_end;
     ssize_t r;
     if (want < 0) {
       r = -1;
     } else if (want == 0) {
       r = 0;
+    } else if (from_memory) {
+      r = static_cast<ssize_t>(std::min<uint64_t>(static_cast<uint64_t>(want), pf_end - pos));
+      std::memcpy(buf, prefetched_.data.get() + (pos - prefetched_.offset), static_cast<size_t>(r));
     } else {
       r = ::pread(fd_, buf, static_cast<size_t>(want), static_cast<off_t>(pos));
     }
-    stats_.read_syscalls++;
-    g_read_syscalls.fetch_add(1, std::memory_order_relaxed);
+    if (from_memory) {
+      stats_.prefetched_reads++;
+    } else {
+      stats_.read_syscalls++;
+      g_read_syscalls.fetch_add(1, std::memory_order_relaxed);
+    }
     if (r < 0) {
       if (errno == EINTR) continue;
       return Status::FromErrno(OffsetContext(filename_, "read", offset, n), errno);
@@ -185,8 +197,17 @@ Status RandomAccessFile::ReadV(uint64_t offset, const Slice* bufs, size_t nbufs)
 }
 
 void RandomAccessFile::Prefetch(uint64_t offset, uint64_t len) {
-  ::posix_fadvise(fd_, static_cast<off_t>(offset), static_cast<off_t>(len), POSIX_FADV_WILLNEED);
+  // The kernel caps one WILLNEED at the device's readahead window
+  // (force_page_cache_ra: max(read_ahead_kb, max_sectors_kb)): a single
+  // call for 32 MiB leaves all but the first window unread.
+  const uint64_t end = len > size_ - std::min(offset, size_) ? size_ : offset + len;
+  for (uint64_t o = offset; o < end; o += kPrefetchChunkBytes) {
+    ::posix_fadvise(fd_, static_cast<off_t>(o),
+                    static_cast<off_t>(std::min(kPrefetchChunkBytes, end - o)), POSIX_FADV_WILLNEED);
+  }
 }
+
+void RandomAccessFile::AdoptPrefetched(PrefetchedBytes bytes) { prefetched_ = std::move(bytes); }
 
 void RandomAccessFile::DropCache() { ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); }
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "kudu/util/byte_budget.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/slice.h"
 #include "kudu/util/status.h"
@@ -22,6 +23,20 @@ struct FileIoStats {
   uint64_t bytes_read = 0;
   uint64_t write_syscalls = 0;
   uint64_t bytes_written = 0;
+  // Reads served from bytes read ahead into memory (PrefetchedBytes): no
+  // system call, so not in read_syscalls; their bytes are in bytes_read.
+  uint64_t prefetched_reads = 0;
+};
+
+// Bytes of a file read ahead of time into memory (by UringFileReader, for
+// metadata read-ahead), with the memory-budget grant that pays for them:
+// the grant is released when the bytes are freed.
+struct PrefetchedBytes {
+  std::unique_ptr<uint8_t[]> data;
+  uint64_t offset = 0;  // raw file offset of data[0]
+  size_t size = 0;      // bytes of data that hold the file's bytes
+  ByteBudgetGrant grant;
+  bool empty() const { return size == 0; }
 };
 
 // Process-wide totals of the read system calls the file layer issued, for
@@ -52,10 +67,25 @@ class RandomAccessFile {
   // The bytes as on disk (ciphertext for an encrypted file).
   Status ReadRaw(uint64_t offset, uint8_t* buf, size_t n);
 
-  // Asks the kernel to start reading [offset, offset+len) into the page cache.
+  // Asks the kernel to start reading [offset, offset+len) into the page cache
+  // (posix_fadvise WILLNEED, which readahead(2) is the same as), without
+  // waiting. Not a read: nothing is counted and the fault injector is not
+  // asked. One WILLNEED reads at most the device's readahead window, so
+  // longer ranges are advised in chunks of kPrefetchChunkBytes.
   void Prefetch(uint64_t offset, uint64_t len);
+  static constexpr uint64_t kPrefetchChunkBytes = 128 << 10;  // the kernel's default window
   // Asks the kernel to drop the file's cached pages (cold-start benchmarks).
   void DropCache();
+
+  // From now on, reads (Read, ReadRaw) of bytes inside `bytes` are served from
+  // memory: each is still one read for the fault injector (a fault applies
+  // exactly as to a pread) and is counted in stats().prefetched_reads, not
+  // read_syscalls. Bytes outside the range are read from the file. ReadV
+  // always reads from the file. Replaces earlier prefetched bytes.
+  void AdoptPrefetched(PrefetchedBytes bytes);
+  // Frees the prefetched bytes (and their budget grant) now.
+  void DropPrefetched() { prefetched_ = PrefetchedBytes(); }
+  uint64_t prefetched_size() const { return prefetched_.size; }
 
   const std::string& filename() const { return filename_; }
   // Raw size on disk, header included (fixed at open).
@@ -77,6 +107,7 @@ class RandomAccessFile {
   const uint64_t size_;
   std::unique_ptr<FileCipher> cipher_;
   FileIoStats stats_;
+  PrefetchedBytes prefetched_;
 };
 
 // How a writable file is opened.

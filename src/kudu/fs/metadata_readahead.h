@@ -1,0 +1,140 @@
+// Read-ahead across containers for cold starts: while a replay thread parses
+// one container, the metadata files of the next containers in its data
+// dir's queue are already being read.
+//
+// Each data dir's containers are replayed in a fixed order by a pool whose
+// threads claim queue positions from a shared cursor. When a thread claims
+// position k it tells the dir's DirReadahead (Claim(k)), which keeps the
+// positions after k — up to threads x --log_container_metadata_replay_
+// readahead_containers of them, and never more than half the memory budget
+// of bytes — being read:
+//
+//   fadvise  the claiming thread asks the kernel (posix_fadvise WILLNEED,
+//            RandomAccessFile::Prefetch) to read the newly covered files into
+//            the page cache and goes on; the replay later reads them as usual
+//            (from the page cache, with the same system calls). Holds no
+//            memory of ours, so no budget.
+//   uring    a per-dir I/O thread reads the covered files with io_uring
+//            (UringFileReader) into buffers, each paid for by a grant taken
+//            with ByteBudget::TryAcquireKeeping (never waiting, and leaving
+//            half the budget to the replays; a file that does not fit is not
+//            read ahead). Claim(k) hands position k's bytes, with their
+//            grant, to the replay, which gives them to the file
+//            (RandomAccessFile::AdoptPrefetched): its reads are served from
+//            them, still one read each for the fault injector.
+//   none     nothing.
+//
+// Read-ahead never changes what a replay reads or decides: it only changes
+// where the bytes come from. A read-ahead that fails or is skipped leaves the
+// file to be read normally.
+#pragma once
+
+#include <gflags/gflags_declare.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kudu/fs/replay_stats.h"
+#include "kudu/util/byte_budget.h"
+#include "kudu/util/file.h"
+#include "kudu/util/status.h"
+
+DECLARE_string(log_container_metadata_replay_readahead);
+DECLARE_uint32(log_container_metadata_replay_readahead_containers);
+
+namespace kudu {
+
+class UringFileReader;
+
+namespace fs {
+
+enum class ReadaheadMode { kNone, kFadvise, kUring };
+Status ParseReadaheadMode(const std::string& name, ReadaheadMode* mode);
+const char* ReadaheadModeName(ReadaheadMode mode);
+
+struct ReadaheadOptions {
+  ReadaheadMode mode = ReadaheadMode::kFadvise;
+  // Positions read ahead per replay thread of a dir.
+  uint32_t containers_per_thread = 4;
+
+  // From --log_container_metadata_replay_readahead(_containers).
+  static Status FromFlags(ReadaheadOptions* opts);
+};
+
+// How many bytes of a metadata file of `file_size` raw bytes are worth
+// reading ahead: the whole file when the replay reads it whole (payload
+// within the in-memory threshold), otherwise its first window (what
+// Windowed reads first; the kernel's sequential read-ahead follows its
+// later windows).
+uint64_t ReadaheadBytesFor(uint64_t file_size, uint64_t header_bytes,
+                           uint64_t inmem_threshold_bytes, uint64_t window_bytes);
+
+class DirReadahead {
+ public:
+  struct Entry {
+    std::string path;
+    uint64_t bytes = 0;  // bytes [0, bytes) to read ahead; 0: nothing
+  };
+
+  // `queue`: the dir's metadata files in the order the replay threads claim
+  // them. `budget` pays for uring buffers (must outlive this); `stats` may
+  // be null. uring falls back to fadvise (logged once) when io_uring cannot
+  // be used here.
+  DirReadahead(const ReadaheadOptions& opts, std::vector<Entry> queue, int threads,
+               ByteBudget* budget, ReplayStats* stats);
+  // Waits for the reads in flight and frees what no replay took.
+  ~DirReadahead();
+  DirReadahead(const DirReadahead&) = delete;
+  DirReadahead& operator=(const DirReadahead&) = delete;
+
+  ReadaheadMode mode() const { return mode_; }
+
+  // Called by the replay thread that claimed position `k`, before it opens
+  // that file: read-ahead moves on past k. Returns the bytes read ahead for
+  // k (uring; waits for them if their read is in flight), or nothing.
+  PrefetchedBytes Claim(size_t k);
+
+ private:
+  enum class SlotState { kIdle, kInFlight, kReady, kTaken, kSkipped };
+  struct Slot {
+    SlotState state = SlotState::kIdle;
+    PrefetchedBytes bytes;
+  };
+
+  // The first position past `k` that is not to be read ahead yet: at most
+  // window_ positions and max_bytes_ahead_ bytes after k.
+  size_t HorizonAfter(size_t k) const;
+  void FadviseUpTo(size_t k);
+  void IoLoop();
+  void Complete(uint64_t tag, int64_t result);
+
+  ReadaheadMode mode_;
+  const std::vector<Entry> queue_;
+  std::vector<uint64_t> prefix_;  // prefix_[i]: bytes of entries [0, i)
+  const size_t window_;
+  uint64_t max_bytes_ahead_;
+  ByteBudget* const budget_;
+  ReplayStats* const stats_;
+
+  // fadvise: every position before this one was advised (or claimed).
+  std::mutex fadvise_mu_;
+  size_t advised_ = 0;
+
+  // uring.
+  std::unique_ptr<UringFileReader> reader_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Slot> slots_;
+  size_t claimed_ = 0;      // one past the highest claimed position
+  size_t next_submit_ = 0;  // positions before it were submitted or passed over
+  bool stop_ = false;
+  std::thread io_thread_;
+};
+
+}  // namespace fs
+}  // namespace kudu
