@@ -1,6 +1,7 @@
 #include "kudu/fs/block_map.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace kudu {
 namespace fs {
@@ -19,7 +20,12 @@ void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
   // Prefetch a few entries ahead: a large map misses the cache on almost
   // every insert, and the misses overlap when their addresses are known early.
   constexpr size_t kAhead = 8;
-  for (int s = 0; s < kNumShards; s++) {
+  // Threads that flush at the same time (the end of an open) start at
+  // different shards instead of queueing behind each other shard by shard.
+  static std::atomic<unsigned> next_start{0};
+  const int start = static_cast<int>(next_start.fetch_add(7, std::memory_order_relaxed) % kNumShards);
+  for (int k = 0; k < kNumShards; k++) {
+    const int s = (start + k) % kNumShards;
     std::vector<Item>& items = batch->shards_[s];
     const size_t n = items.size();
     if (n == 0) continue;
