@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: the Release build first, then (unless
-# SKIP_SANITIZERS=1) the whole suite under ASan+UBSan, and the concurrency
-# and memory-budget tests under TSan. Sized for 2 cores and well under 15
-# minutes.
+# SKIP_SANITIZERS=1) the whole suite under ASan+UBSan (a clang build that also
+# holds the libFuzzer targets), about a minute of differential fuzzing, and the
+# concurrency and memory-budget tests under TSan. Sized for 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,13 +28,21 @@ if [[ "${SKIP_SANITIZERS:-0}" == "1" ]]; then
   exit 0
 fi
 
-echo "=== ASan + UBSan build and tests"
-bash scripts/build.sh build-asan -DKUDU_SANITIZE=asan
-(cd build-asan && "${NORAND[@]}" ctest --output-on-failure -j"$JOBS" -LE slow)
+echo "=== ASan + UBSan build (clang, with the libFuzzer targets) and tests"
+# One clang build serves both the sanitizer suite and the fuzz targets: every
+# library and test is compiled with ASan + UBSan (UB is fatal), and the
+# fuzz targets link libFuzzer on top. This saves a whole build in CI.
+export CC=clang CXX=clang++
+bash scripts/build.sh build-fuzz -DKUDU_FUZZ=ON
+(cd build-fuzz && "${NORAND[@]}" ctest --output-on-failure -j"$JOBS")
+
+echo "=== bounded differential fuzzing (${FUZZ_SECONDS:-20} s per target)"
+FUZZ_DIR=build-fuzz bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+unset CC CXX
 
 echo "=== TSan build and concurrency tests"
 # Only the tests with concurrency in them run under TSan, so only those are built.
-TSAN_PATTERN='concurrency|budget'
+TSAN_PATTERN='concurrency|budget|thread_pool|block_map'
 tsan_targets=()
 for f in test/unit/*_test.cc test/integration/*_test.cc; do
   [[ -e "$f" ]] || continue
