@@ -65,7 +65,15 @@ DEFINE_bool(bench_keep_generated, false,
 DEFINE_uint64(bench_seed, 1, "bench (no --fs_data_dirs): seed of the generated workloads");
 DEFINE_string(bench_cache_mode, "warm",
               "bench: page cache state of every measured run: 'warm' (every metadata file is "
-              "read once before a state's first run)");
+              "read once before a state's first run) or 'cold' (before every run: sync and "
+              "echo 3 > /proc/sys/vm/drop_caches, or where that is not allowed "
+              "posix_fadvise(DONTNEED) on every file of the state; checked with mincore; the "
+              "report says which). Cold runs also measure the disk floor, seq-floor");
+DEFINE_string(bench_readahead, "",
+              "bench: comma-separated read-ahead modes (none, fadvise, uring) to open every "
+              "state with, side by side in the same repetitions (variants named "
+              "'<strategy>/<mode>'); empty: every open uses "
+              "--log_container_metadata_replay_readahead");
 DEFINE_string(bench_json_out, "",
               "bench: also write the JSON report to this file (whatever --format says), "
               "e.g. for scripts/plot_bench.sh");
@@ -124,11 +132,16 @@ int RunBench(const std::vector<std::string>& args) {
   run.threads_per_dir = FLAGS_fs_max_thread_count_per_data_dir;
   run.policy = report.policy;
   run.progress = &Progress;
+  s = fs::ReadaheadOptions::FromFlags(&report.readahead);
+  if (!s.ok()) return UsageError(s.message());
   s = ParseBenchVariants(FLAGS_bench_strategies, report.policy.window_bytes > 0, &run.variants);
+  if (!s.ok()) return UsageError(s.message());
+  s = ApplyBenchReadahead(FLAGS_bench_readahead, &run.variants);
   if (!s.ok()) return UsageError(s.message());
   std::unique_ptr<BenchCacheMode> cache;
   s = NewBenchCacheMode(FLAGS_bench_cache_mode, &cache);
   if (!s.ok()) return UsageError("--bench_cache_mode: " + s.message());
+  if (cache->cold()) AddSeqFloor(&run.variants);
   run.cache = cache.get();
 
   ServerKey key;
@@ -139,7 +152,6 @@ int RunBench(const std::vector<std::string>& args) {
   report.repetitions = run.repetitions;
   report.threads_per_dir = run.threads_per_dir;
   report.cache_mode = cache->name();
-  report.cache_description = cache->description();
   for (const BenchVariant& v : run.variants) report.variants.push_back(v.name);
 
   // The opens log two INFO lines each; keep stderr to the bench's progress
@@ -245,6 +257,8 @@ int RunBench(const std::vector<std::string>& args) {
       if (report.status == "OK") report.status = t.target.name + ": live sets differ: " + t.mismatch;
     }
   }
+  // Known once a state was prepared (the cold mode decides how it evicts).
+  report.cache_description = cache->description();
   if (getloadavg(report.machine.load_after, 3) < 0) report.machine.load_after[0] = -1;
   report.total_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

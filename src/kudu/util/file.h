@@ -75,7 +75,11 @@ class RandomAccessFile {
   void Prefetch(uint64_t offset, uint64_t len);
   static constexpr uint64_t kPrefetchChunkBytes = 128 << 10;  // the kernel's default window
   // Asks the kernel to drop the file's cached pages (cold-start benchmarks).
+  // Only clean pages go: sync first.
   void DropCache();
+  // Bytes of the file in the page cache now (mincore on a mapping; not a
+  // read), or -1 if that cannot be learned. For cold-start benchmarks.
+  int64_t CachedBytes() const;
 
   // From now on, reads (Read, ReadRaw) of bytes inside `bytes` are served from
   // memory: each is still one read for the fault injector (a fault applies
