@@ -37,6 +37,8 @@ struct BenchReport {
   std::string cache_description;
   std::vector<std::string> variants;
   ReplayPolicyOptions policy;
+  // The flags' read-ahead (variants without a "/<mode>" suffix use it).
+  fs::ReadaheadOptions readahead;
   double total_seconds = 0;
   std::vector<TargetResult> results;
 };
@@ -59,6 +61,7 @@ struct VariantFigures {
   double speedup_over_streaming = 0;  // 0 when streaming was not measured
   double floor_ratio = 0;             // wall median / floor wall median
   double floor_ratio_cpu = 0;         // CPU (user + sys) median / the floor's
+  double disk_floor_ratio = 0;        // wall median / seq-floor wall median (cold runs)
   double syscalls_per_container = 0;
   // The same without the open's one-time key probe (one read per open).
   double replay_syscalls_per_container = 0;

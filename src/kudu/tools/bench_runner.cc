@@ -1,6 +1,10 @@
 #include "kudu/tools/bench_runner.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <atomic>
@@ -89,6 +93,105 @@ Status ReadAll(const std::vector<MetadataFileRef>& files) {
   return Status::OK();
 }
 
+// Metadata bytes of `files` in the page cache now (mincore), or -1.
+int64_t CachedBytesOf(const std::vector<MetadataFileRef>& files) {
+  int64_t total = 0;
+  for (const MetadataFileRef& f : files) {
+    std::unique_ptr<RandomAccessFile> file;
+    if (!RandomAccessFile::Open(f.path, nullptr, &file).ok()) return -1;
+    const int64_t c = file->CachedBytes();
+    if (c < 0) return -1;
+    total += c;
+  }
+  return total;
+}
+
+// sync(), then "3" to /proc/sys/vm/drop_caches. An error when it cannot be
+// written.
+Status DropSystemCaches() {
+  ::sync();
+  const char* path = "/proc/sys/vm/drop_caches";
+  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno(path, errno);
+  ssize_t r;
+  do {
+    r = ::write(fd, "3", 1);
+  } while (r < 0 && errno == EINTR);
+  const int err = errno;
+  ::close(fd);
+  if (r != 1) return Status::FromErrno(std::string("write 3 to ") + path, err);
+  return Status::OK();
+}
+
+// posix_fadvise(DONTNEED) on every file of the data/ dirs holding `files`.
+Status EvictFiles(const std::vector<MetadataFileRef>& files) {
+  ::sync();
+  std::set<std::string> dirs;
+  for (const MetadataFileRef& f : files) dirs.insert(env::DirName(f.path));
+  for (const std::string& dir : dirs) {
+    std::vector<std::string> names;
+    RETURN_NOT_OK(env::ListDir(dir, &names));
+    for (const std::string& n : names) {
+      std::unique_ptr<RandomAccessFile> file;
+      if (!RandomAccessFile::Open(env::JoinPath(dir, n), nullptr, &file).ok()) continue;
+      file->DropCache();
+    }
+  }
+  return Status::OK();
+}
+
+class ColdCache : public BenchCacheMode {
+ public:
+  std::string name() const override { return "cold"; }
+  std::string description() const override { return description_; }
+  bool cold() const override { return true; }
+
+  Status BeforeState(const std::vector<MetadataFileRef>& files) override {
+    // Decided once per state: drop_caches if it can be written and works.
+    if (!decided_) {
+      decided_ = true;
+      Status s = DropSystemCaches();
+      if (s.ok()) {
+        use_drop_caches_ = true;
+        description_ =
+            "before every run: sync; echo 3 > /proc/sys/vm/drop_caches (page cache, dentries and "
+            "inodes dropped, as after a reboot), checked with mincore";
+      } else {
+        description_ = "before every run: posix_fadvise(DONTNEED) on every file of the state "
+                       "(data and metadata; /proc/sys/vm/drop_caches not writable: " +
+                       s.ToString() + "), checked with mincore; dentries and inodes stay cached";
+      }
+    }
+    return Status::OK();
+  }
+
+  Status BeforeRun(const std::vector<MetadataFileRef>& files) override {
+    if (use_drop_caches_) {
+      RETURN_NOT_OK(DropSystemCaches());
+    } else {
+      RETURN_NOT_OK(EvictFiles(files));
+    }
+    uint64_t total = 0;
+    for (const MetadataFileRef& f : files) total += f.size;
+    const int64_t cached = CachedBytesOf(files);
+    last_cached_ = cached;
+    if (cached > 0 && static_cast<uint64_t>(cached) * 100 > total) {
+      return Status::IllegalState("the page cache still holds " + std::to_string(cached) + " of " +
+                                  std::to_string(total) +
+                                  " metadata bytes after the eviction; a cold run is not possible "
+                                  "here");
+    }
+    return Status::OK();
+  }
+  int64_t cached_bytes_at_start() const override { return last_cached_; }
+
+ private:
+  bool decided_ = false;
+  bool use_drop_caches_ = false;
+  std::string description_ = "cold (not yet decided)";
+  int64_t last_cached_ = -1;
+};
+
 class WarmCache : public BenchCacheMode {
  public:
   std::string name() const override { return "warm"; }
@@ -163,6 +266,38 @@ Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
   return first_error;
 }
 
+// The disk floor: every metadata file read once with one read of the whole
+// file, one after another in path order on this thread, CRC'd.
+Status MeasureSeqFloor(const std::vector<MetadataFileRef>& files, RunMetrics* m) {
+  std::unique_ptr<uint8_t[]> buf;
+  size_t cap = 0;
+  uint32_t crc = 0;
+  uint64_t reads = 0, bytes = 0;
+  Status first_error;
+  Stopwatch sw;
+  for (const MetadataFileRef& f : files) {
+    std::unique_ptr<RandomAccessFile> file;
+    Status s = RandomAccessFile::Open(f.path, nullptr, &file);
+    if (s.ok()) {
+      const size_t n = file->size();
+      if (n > cap) {
+        buf.reset(new uint8_t[n]);
+        cap = n;
+      }
+      s = file->ReadRaw(0, buf.get(), n);
+      if (s.ok()) crc ^= crc::Crc32c(buf.get(), n);
+      reads += file->stats().read_syscalls;
+      bytes += file->stats().bytes_read;
+    }
+    if (!s.ok() && first_error.ok()) first_error = s;
+  }
+  sw.Stop(m);
+  m->metadata_read_syscalls = reads;
+  m->metadata_bytes_read = bytes;
+  m->floor_crc = crc;
+  return first_error;
+}
+
 }  // namespace
 
 Status ListMetadataFiles(const std::vector<std::string>& roots,
@@ -193,7 +328,11 @@ Status NewBenchCacheMode(const std::string& name, std::unique_ptr<BenchCacheMode
     out->reset(new WarmCache());
     return Status::OK();
   }
-  return Status::InvalidArgument("unknown cache mode '" + name + "' (known: warm)");
+  if (name == "cold") {
+    out->reset(new ColdCache());
+    return Status::OK();
+  }
+  return Status::InvalidArgument("unknown cache mode '" + name + "' (known: warm, cold)");
 }
 
 std::string LiveSetDigest::HashHex() const {
@@ -336,6 +475,54 @@ Status ParseBenchVariants(const std::string& spec, bool windowed_available,
   return Status::OK();
 }
 
+Status ApplyBenchReadahead(const std::string& spec, std::vector<BenchVariant>* variants) {
+  std::vector<fs::ReadaheadMode> modes;
+  std::string cur;
+  for (char c : spec + ",") {
+    if (c == ' ') continue;
+    if (c != ',') {
+      cur.push_back(c);
+      continue;
+    }
+    if (cur.empty()) continue;
+    fs::ReadaheadMode m;
+    Status s = fs::ParseReadaheadMode(cur, &m);
+    if (!s.ok()) {
+      return Status::InvalidArgument("--bench_readahead: unknown read-ahead mode '" + cur +
+                                     "' (known: none, fadvise, uring)");
+    }
+    cur.clear();
+    if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
+  }
+  if (modes.empty()) return Status::OK();
+  std::vector<BenchVariant> out;
+  for (const BenchVariant& v : *variants) {
+    if (v.kind != BenchVariantKind::kOpen) {
+      out.push_back(v);
+      continue;
+    }
+    for (fs::ReadaheadMode m : modes) {
+      BenchVariant x = v;
+      x.name = v.name + "/" + fs::ReadaheadModeName(m);
+      x.readahead_set = true;
+      x.readahead = m;
+      out.push_back(x);
+    }
+  }
+  *variants = std::move(out);
+  return Status::OK();
+}
+
+void AddSeqFloor(std::vector<BenchVariant>* variants) {
+  for (const BenchVariant& v : *variants) {
+    if (v.kind == BenchVariantKind::kSeqFloor) return;
+  }
+  BenchVariant f;
+  f.name = "seq-floor";
+  f.kind = BenchVariantKind::kSeqFloor;
+  variants->push_back(f);
+}
+
 Spread SpreadOf(std::vector<double> v) {
   Spread s;
   if (v.empty()) return s;
@@ -352,6 +539,12 @@ const VariantResult* TargetResult::Find(const std::string& name) const {
     if (v.variant.name == name) return &v;
   }
   return nullptr;
+}
+
+const VariantResult* TargetResult::FindLike(const std::string& strategy,
+                                            const BenchVariant& like) const {
+  if (!like.readahead_set) return Find(strategy);
+  return Find(strategy + "/" + fs::ReadaheadModeName(like.readahead));
 }
 
 Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, TargetResult* out) {
@@ -396,13 +589,14 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
   }
 
   // One open with `choice`; its metrics, and the digest outside the timing.
-  auto open_once = [&](StrategyChoice choice, RunMetrics* m) -> Status {
+  auto open_once = [&](const BenchVariant& v, RunMetrics* m) -> Status {
     fs::BlockManagerOpenOptions o;
     o.data_dirs = target.data_dirs;
     o.server_key = target.server_key;
     o.threads_per_dir = opts.threads_per_dir;
     o.policy = policy;
-    o.policy.choice = choice;
+    o.policy.choice = v.choice;
+    if (v.readahead_set) o.readahead.mode = v.readahead;
     o.progress_every = 0;
     if (target.max_container_blocks != 0) o.max_container_blocks = target.max_container_blocks;
     fs::OpenResult r;
@@ -421,6 +615,10 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
     m->fallbacks = st.fallbacks;
     m->budget_waits = st.budget_waits;
     m->memory_budget_bytes = st.memory_budget_bytes;
+    m->readahead = st.readahead_mode;
+    m->readahead_files = st.readahead_files;
+    m->readahead_skipped = st.readahead_skipped;
+    m->prefetched_reads = st.prefetched_reads;
     for (int k = 0; k < static_cast<int>(ReplayStrategyKind::kNumKinds); k++) {
       m->containers_by_strategy[k] = st.containers_by_strategy[k];
     }
@@ -430,7 +628,9 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
 
   if (opts.warmup) {
     RunMetrics warm;
-    s = open_once(StrategyChoice::kAuto, &warm);
+    BenchVariant warmup;
+    warmup.name = "auto";
+    s = open_once(warmup, &warm);
     if (!s.ok()) return fail(s);
   }
 
@@ -447,11 +647,15 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
         if (!s.ok()) return fail(s.CloneAndPrepend("cache mode " + cache->name()));
       }
       RunMetrics m;
+      if (cache != nullptr) m.cached_bytes_at_start = cache->cached_bytes_at_start();
       if (vr.variant.kind == BenchVariantKind::kFloor) {
         s = MeasureFloor(out->files, target.data_dirs.size(), opts.threads_per_dir, &m);
         if (!s.ok()) return fail(s.CloneAndPrepend("floor"));
+      } else if (vr.variant.kind == BenchVariantKind::kSeqFloor) {
+        s = MeasureSeqFloor(out->files, &m);
+        if (!s.ok()) return fail(s.CloneAndPrepend("seq-floor"));
       } else {
-        s = open_once(vr.variant.choice, &m);
+        s = open_once(vr.variant, &m);
         if (!s.ok()) return fail(s);
         if (!have_reference) {
           have_reference = true;

@@ -5,9 +5,12 @@
 //
 // Cache state is a seam (BenchCacheMode): the warm mode reads every
 // metadata file once before the first measured run, so every run sees a
-// warm page cache; a cold mode (issue 7) implements the same interface to
-// evict the files before every run, and the floor variant then becomes the
-// disk floor (one large read per file) with no other change.
+// warm page cache; the cold mode drops the page cache before every run
+// (/proc/sys/vm/drop_caches, or posix_fadvise DONTNEED on every file of the
+// state where that is not allowed), checked with mincore. Cold runs add the
+// disk floor ("seq-floor": every metadata file read with one read, one file
+// after another on one thread), and --bench_readahead measures each open
+// once per read-ahead mode, side by side.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +21,7 @@
 
 #include "kudu/fs/block_manager_open.h"
 #include "kudu/fs/block_workload.h"
+#include "kudu/fs/metadata_readahead.h"
 #include "kudu/fs/replay_policy.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
@@ -49,9 +53,23 @@ class BenchCacheMode {
   virtual Status BeforeState(const std::vector<MetadataFileRef>& files) = 0;
   // Before every measured run (open or floor).
   virtual Status BeforeRun(const std::vector<MetadataFileRef>& files) = 0;
+  // True when runs start with the state's files out of the page cache.
+  virtual bool cold() const { return false; }
+  // Metadata bytes found in the page cache after the last BeforeRun (-1:
+  // not checked).
+  virtual int64_t cached_bytes_at_start() const { return -1; }
 };
 
-// "warm" (the only mode so far); InvalidArgument for anything else.
+// "warm" or "cold"; InvalidArgument for anything else.
+//
+// cold: before every run, sync(), then "3" to /proc/sys/vm/drop_caches
+// (page cache, dentries and inodes, as after a reboot). Where that cannot be
+// written (not root, read-only /proc in a container) every file of the
+// state (data and metadata, every data dir) is evicted with
+// posix_fadvise(DONTNEED) instead (every file in the data/ dirs that hold
+// the metadata files); dentries and inodes then stay cached.
+// Either way the metadata files' cached bytes are checked with mincore and
+// the run fails if more than 1% stayed; description() says which it used.
 Status NewBenchCacheMode(const std::string& name, std::unique_ptr<BenchCacheMode>* out);
 
 // A digest of a live block set: every entry (block id, container id,
@@ -78,18 +96,35 @@ LiveSetDigest DigestOfOpen(const fs::OpenResult& r);
 // Of what the generator says it left live.
 LiveSetDigest DigestOfGenerated(const fs::BlockWorkloadResult& g);
 
-enum class BenchVariantKind { kOpen, kFloor };
+// kFloor: every metadata file read once with one read and CRC'd, on the
+// open's per-dir pools (the parallel floor). kSeqFloor: the same reads one
+// file after another on one thread (the disk floor of a cold run).
+enum class BenchVariantKind { kOpen, kFloor, kSeqFloor };
 
 struct BenchVariant {
-  std::string name;  // "streaming", "inmemory", "auto", "windowed", "floor"
+  // "streaming", "inmemory", "auto", "windowed", "floor", "seq-floor"; with
+  // --bench_readahead "<strategy>/<mode>" ("auto/fadvise").
+  std::string name;
   BenchVariantKind kind = BenchVariantKind::kOpen;
   StrategyChoice choice = StrategyChoice::kAuto;  // kOpen only
+  // kOpen only: the read-ahead of this variant when set; otherwise the
+  // flags' (--log_container_metadata_replay_readahead).
+  bool readahead_set = false;
+  fs::ReadaheadMode readahead = fs::ReadaheadMode::kNone;
+  std::string strategy() const { return name.substr(0, name.find('/')); }
 };
 
 // The variants for a --bench_strategies list ("streaming,inmemory,auto,windowed";
 // windowed only when `windowed_available`); the floor is always added last.
 Status ParseBenchVariants(const std::string& spec, bool windowed_available,
                           std::vector<BenchVariant>* out);
+// --bench_readahead: a comma-separated list of read-ahead modes (none,
+// fadvise, uring); each open variant of `variants` is replaced by one per
+// mode, named "<strategy>/<mode>", side by side in the same repetitions.
+// Empty: unchanged (every open uses the flags' read-ahead).
+Status ApplyBenchReadahead(const std::string& spec, std::vector<BenchVariant>* variants);
+// Appends the seq-floor variant (cold runs).
+void AddSeqFloor(std::vector<BenchVariant>* variants);
 
 // One measured run.
 struct RunMetrics {
@@ -107,6 +142,15 @@ struct RunMetrics {
   uint64_t containers_by_strategy[static_cast<int>(ReplayStrategyKind::kNumKinds)] = {};
   uint64_t budget_waits = 0;
   uint64_t memory_budget_bytes = 0;
+  // Read-ahead of the open: the mode that ran, files read ahead, skipped
+  // (budget short), and replay reads served from read-ahead memory.
+  fs::ReadaheadMode readahead = fs::ReadaheadMode::kNone;
+  uint64_t readahead_files = 0;
+  uint64_t readahead_skipped = 0;
+  uint64_t prefetched_reads = 0;
+  // Metadata bytes in the page cache when the run started (cold runs: the
+  // check that the eviction worked); -1 when not measured.
+  int64_t cached_bytes_at_start = -1;
   LiveSetDigest digest;  // opens only
   uint32_t floor_crc = 0;  // floor only: xor of the files' CRCs (keeps the work)
   double cpu_s() const { return user_s + sys_s; }
@@ -163,6 +207,9 @@ struct TargetResult {
   std::vector<VariantResult> variants;
 
   const VariantResult* Find(const std::string& name) const;
+  // The variant of `strategy` measured with the same read-ahead as `like`
+  // ("streaming" for "auto/fadvise" is "streaming/fadvise").
+  const VariantResult* FindLike(const std::string& strategy, const BenchVariant& like) const;
 };
 
 struct BenchRunOptions {
