@@ -21,6 +21,7 @@
 #include "kudu/util/env.h"
 #include "util/fs_fixture_util.h"
 #include "util/reference_replay_util.h"
+#include "util/test_macros.h"
 #include "util/test_util.h"
 
 namespace kudu {
@@ -33,11 +34,6 @@ using test::MakeCreate;
 using test::MakeDelete;
 using test::TempDir;
 
-#define ASSERT_OK(expr)                                     \
-  do {                                                      \
-    ::kudu::Status _s = (expr);                             \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
-  } while (0)
 
 const StrategyChoice kAllChoices[] = {StrategyChoice::kStreaming, StrategyChoice::kInMemory,
                                       StrategyChoice::kAuto};

@@ -16,6 +16,7 @@
 #include "kudu/util/env.h"
 #include "kudu/util/io_fault_injector.h"
 #include "util/fs_fixture_util.h"
+#include "util/test_macros.h"
 #include "util/test_util.h"
 
 namespace kudu {
@@ -28,11 +29,6 @@ using test::MakeCreate;
 using test::MakeDelete;
 using test::TempDir;
 
-#define ASSERT_OK(expr)                                     \
-  do {                                                      \
-    ::kudu::Status _s = (expr);                             \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
-  } while (0)
 
 constexpr int64_t kMaxBlocks = 4;  // containers are full at 4 CREATE records
 

@@ -17,6 +17,7 @@
 #include "kudu/util/file.h"
 #include "kudu/util/pb_container_format.h"
 #include "util/reference_replay_util.h"
+#include "util/test_macros.h"
 #include "util/test_util.h"
 
 namespace kudu {
@@ -28,11 +29,6 @@ using test::ReferenceReplay;
 using test::ReplayDataDirs;
 using test::TempDir;
 
-#define ASSERT_OK(expr)                                  \
-  do {                                                   \
-    ::kudu::Status _s = (expr);                          \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
-  } while (0)
 
 std::string Payload(size_t n, char seed) {
   std::string s(n, '\0');

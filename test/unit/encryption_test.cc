@@ -17,6 +17,7 @@
 #include "kudu/fs/fs.pb.h"
 #include "kudu/util/file.h"
 #include "kudu/util/pb_container_reader.h"
+#include "util/test_macros.h"
 #include "util/test_util.h"
 
 namespace kudu {
@@ -25,16 +26,6 @@ namespace {
 using test::TempDir;
 using test::TestServerKey;
 
-#define ASSERT_OK(expr)                              \
-  do {                                               \
-    ::kudu::Status _st = (expr);                     \
-    ASSERT_TRUE(_st.ok()) << _st.ToString();         \
-  } while (0)
-#define EXPECT_OK(expr)                              \
-  do {                                               \
-    ::kudu::Status _st = (expr);                     \
-    EXPECT_TRUE(_st.ok()) << _st.ToString();         \
-  } while (0)
 
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;

@@ -18,6 +18,7 @@
 
 #include "kudu/util/env.h"
 #include "kudu/util/io_fault_injector.h"
+#include "util/test_macros.h"
 #include "util/test_util.h"
 
 namespace kudu {
@@ -25,16 +26,6 @@ namespace {
 
 using test::TempDir;
 
-#define ASSERT_OK(expr)                              \
-  do {                                               \
-    ::kudu::Status _st = (expr);                     \
-    ASSERT_TRUE(_st.ok()) << _st.ToString();         \
-  } while (0)
-#define EXPECT_OK(expr)                              \
-  do {                                               \
-    ::kudu::Status _st = (expr);                     \
-    EXPECT_TRUE(_st.ok()) << _st.ToString();         \
-  } while (0)
 
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;

@@ -24,6 +24,7 @@
 #include "kudu/util/pb_container_format.h"
 #include "kudu/util/pb_container_writer.h"
 #include "kudu/util/pb_util.pb.h"
+#include "util/test_macros.h"
 #include "util/test_util.h"
 
 namespace kudu {
@@ -31,16 +32,6 @@ namespace {
 
 using test::TempDir;
 
-#define ASSERT_OK(expr)                              \
-  do {                                               \
-    ::kudu::Status _st = (expr);                     \
-    ASSERT_TRUE(_st.ok()) << _st.ToString();         \
-  } while (0)
-#define EXPECT_OK(expr)                              \
-  do {                                               \
-    ::kudu::Status _st = (expr);                     \
-    EXPECT_TRUE(_st.ok()) << _st.ToString();         \
-  } while (0)
 
 constexpr char kPbType[] = "kudu.BlockRecordPB";
 constexpr uint64_t kMiB = 1024 * 1024;

@@ -1,0 +1,68 @@
+#include "util/kudu_subprocess.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+#include "kudu/util/env.h"
+
+extern char** environ;
+
+namespace kudu {
+namespace test {
+
+std::string KuduBinary() {
+  const char* env_bin = std::getenv("KUDU_BIN");
+  if (env_bin != nullptr && *env_bin) return env_bin;
+  char self[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "kudu";
+  self[n] = '\0';
+  return env::JoinPath(env::DirName(self), "kudu");
+}
+
+RunResult RunProgram(const TempDir& tmp, const std::string& program,
+                     const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string out_path = tmp.Join("stdout." + std::to_string(counter));
+  const std::string err_path = tmp.Join("stderr." + std::to_string(counter++));
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(program.c_str()));
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  RunResult r;
+  pid_t pid;
+  int rc = posix_spawnp(&pid, program.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    r.err = "posix_spawn of " + program + " failed: " + std::to_string(rc);
+    return r;
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  (void)ReadFileToString(out_path, &r.out);
+  (void)ReadFileToString(err_path, &r.err);
+  return r;
+}
+
+RunResult RunKudu(const TempDir& tmp, const std::vector<std::string>& args) {
+  return RunProgram(tmp, KuduBinary(), args);
+}
+
+std::string Describe(const RunResult& r) {
+  return "exit " + std::to_string(r.exit_status) + "\nstdout: " + r.out + "\nstderr: " + r.err;
+}
+
+}  // namespace test
+}  // namespace kudu
