@@ -1,0 +1,440 @@
+// Read-ahead across containers (fs/metadata_readahead.h) never changes what
+// an open finds, stays within the memory budget, and leaves every read to
+// the fault injector.
+//
+//   - Identical opens: generated two-dir states (plain and encrypted; with a
+//     partial trailing record, an incomplete container, and a state with a
+//     corrupted container) opened with read-ahead none / fadvise / uring,
+//     under every strategy choice and 1 or 3 threads per dir, give the same
+//     report as without read-ahead.
+//   - Budget: DirReadahead's uring buffers never hold more than half the
+//     budget, the bytes it hands over are the file's, and everything is
+//     released (also when positions are never claimed); an open with a tight
+//     budget, many threads and uring read-ahead never holds more than the
+//     budget and still gives the reference result.
+//   - Faults: the k-th read of an open with read-ahead on fails (EIO, short
+//     read, unexpected EOF) for every k; the open either gives the reference
+//     result (absorbed: a read-ahead read that fails is dropped, an
+//     accelerated strategy falls back) or fails with an I/O error naming the
+//     metadata file, and the next open is the reference again.
+#include <glog/logging.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/block_workload.h"
+#include "kudu/fs/container_writer.h"
+#include "kudu/fs/metadata_readahead.h"
+#include "kudu/util/env.h"
+#include "kudu/util/io_fault_injector.h"
+#include "kudu/util/uring_file_reader.h"
+#include "util/fs_fixture_util.h"
+#include "util/open_describe.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace {
+
+using fs::ReadaheadMode;
+
+#define RA_ASSERT_OK(expr)                         \
+  do {                                             \
+    ::kudu::Status _st = (expr);                   \
+    ASSERT_TRUE(_st.ok()) << _st.ToString();       \
+  } while (0)
+
+const std::vector<ReadaheadMode> kModes = {ReadaheadMode::kNone, ReadaheadMode::kFadvise,
+                                           ReadaheadMode::kUring};
+const std::vector<StrategyChoice> kChoices = {StrategyChoice::kStreaming,
+                                              StrategyChoice::kInMemory,
+                                              StrategyChoice::kWindowed, StrategyChoice::kAuto};
+
+std::vector<std::string> MetadataFilesIn(const std::string& root) {
+  std::vector<std::string> names, out;
+  const std::string data = fs::LogBlockContainerWriter::DataDir(root);
+  if (!env::ListDir(data, &names).ok()) return out;
+  std::sort(names.begin(), names.end());
+  for (const std::string& n : names) {
+    if (n.size() > 9 && n.compare(n.size() - 9, 9, ".metadata") == 0) {
+      out.push_back(env::JoinPath(data, n));
+    }
+  }
+  return out;
+}
+
+// A generated two-dir state: `containers` containers with deleted blocks,
+// one with a torn append (a partial trailing record: accelerated strategies
+// fall back there), an incomplete container, and with `corrupt` a record in
+// the middle of one metadata file damaged (a fatal corruption).
+void MakeState(const test::TempDir& tmp, const ServerKey* key, int containers, bool corrupt,
+               std::vector<std::string>* roots) {
+  *roots = {tmp.Join("dir0"), tmp.Join("dir1")};
+  fs::BlockWorkloadOptions wo;
+  wo.writer.data_dirs = *roots;
+  wo.writer.server_key = key;
+  wo.writer.sync = false;
+  wo.writer.fs_block_size = 4096;
+  wo.containers = containers;
+  wo.blocks_per_container = 8;
+  wo.deleted_block_percentage = 30;
+  wo.max_block_size = 512;
+  wo.max_group_size = 3;
+  wo.seed = 11;
+  fs::BlockWorkloadResult gen;
+  RA_ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+  const std::vector<std::string> m0 = MetadataFilesIn((*roots)[0]);
+  const std::vector<std::string> m1 = MetadataFilesIn((*roots)[1]);
+  ASSERT_GE(m0.size(), 3u);
+  ASSERT_GE(m1.size(), 3u);
+  RA_ASSERT_OK(test::AppendZeros(m0[1], 30));
+  if (corrupt) {
+    const uint64_t size = test::FileSizeOrDie(m1[2]);
+    RA_ASSERT_OK(test::FlipByte(m1[2], size / 2, 0x5a));
+  }
+  test::HandContainer hc;
+  RA_ASSERT_OK(test::WriteHandContainer((*roots)[1], test::ContainerIdFor(77), key ? 64 : 0,
+                                        nullptr, key, &hc));
+}
+
+fs::BlockManagerOpenOptions Options(const std::vector<std::string>& roots, const ServerKey* key,
+                                    StrategyChoice choice, ReadaheadMode mode, int threads) {
+  fs::BlockManagerOpenOptions o = test::OpenOptions(roots, key, choice);
+  o.threads_per_dir = threads;
+  o.progress_every = 0;
+  o.policy.window_bytes = 64;  // Windowed: many windows per file
+  o.readahead.mode = mode;
+  o.readahead.containers_per_thread = 2;
+  return o;
+}
+
+class OpenReadaheadTest : public ::testing::TestWithParam<bool> {
+ protected:
+  static void SetUpTestSuite() { FLAGS_minloglevel = 3; }
+  void SetUp() override {
+    encrypted_ = GetParam();
+    key_ = test::TestServerKey(16);
+  }
+  const ServerKey* key() const { return encrypted_ ? &key_ : nullptr; }
+
+  test::TempDir tmp_;
+  bool encrypted_ = false;
+  ServerKey key_;
+};
+
+void CheckIdenticalOpens(const std::vector<std::string>& roots, const ServerKey* key,
+                         bool expect_ok) {
+  for (StrategyChoice choice : kChoices) {
+    fs::OpenResult ref;
+    fs::OpenBlockManager(Options(roots, key, choice, ReadaheadMode::kNone, 1), &ref);
+    ASSERT_EQ(expect_ok, ref.ok()) << ref.status.ToString();
+    ASSERT_EQ(0u, ref.replay.readahead_files);
+    const std::string want = test::DescribeOpen(ref);
+    for (ReadaheadMode mode : kModes) {
+      for (int threads : {1, 3}) {
+        const std::string what = std::string(StrategyChoiceName(choice)) + " with read-ahead " +
+                                 fs::ReadaheadModeName(mode) + ", " + std::to_string(threads) +
+                                 " threads per dir";
+        fs::OpenResult r;
+        fs::OpenBlockManager(Options(roots, key, choice, mode, threads), &r);
+        ASSERT_EQ(want, test::DescribeOpen(r)) << what;
+        ASSERT_EQ(test::StableReport(ref).dump(), test::StableReport(r).dump()) << what;
+        if (mode == ReadaheadMode::kNone) continue;
+        // Something was read ahead, the way asked (uring where available).
+        EXPECT_GT(r.replay.readahead_files, 0u) << what;
+        const bool uring = mode == ReadaheadMode::kUring && UringFileReader::Available();
+        EXPECT_EQ(uring ? ReadaheadMode::kUring : ReadaheadMode::kFadvise,
+                  r.replay.readahead_mode) << what;
+        if (uring) {
+          EXPECT_GT(r.replay.prefetched_reads, 0u) << what;
+        } else {
+          EXPECT_EQ(0u, r.replay.prefetched_reads) << what;
+        }
+      }
+    }
+  }
+}
+
+TEST_P(OpenReadaheadTest, ReadaheadGivesIdenticalOpens) {
+  std::vector<std::string> roots;
+  ASSERT_NO_FATAL_FAILURE(MakeState(tmp_, key(), 16, /*corrupt=*/false, &roots));
+  ASSERT_NO_FATAL_FAILURE(CheckIdenticalOpens(roots, key(), /*expect_ok=*/true));
+}
+
+TEST_P(OpenReadaheadTest, ReadaheadGivesIdenticalFailedOpens) {
+  std::vector<std::string> roots;
+  ASSERT_NO_FATAL_FAILURE(MakeState(tmp_, key(), 16, /*corrupt=*/true, &roots));
+  ASSERT_NO_FATAL_FAILURE(CheckIdenticalOpens(roots, key(), /*expect_ok=*/false));
+}
+
+// Every read of an open with read-ahead on fails once, in turn.
+TEST_P(OpenReadaheadTest, ReadFaultsWithReadaheadOn) {
+  std::vector<std::string> roots;
+  ASSERT_NO_FATAL_FAILURE(MakeState(tmp_, key(), 8, /*corrupt=*/false, &roots));
+  uint64_t fired = 0, absorbed = 0, failed = 0;
+  for (ReadaheadMode mode : {ReadaheadMode::kFadvise, ReadaheadMode::kUring}) {
+    for (StrategyChoice choice : {StrategyChoice::kInMemory, StrategyChoice::kAuto}) {
+      for (int threads : {1, 2}) {
+        const fs::BlockManagerOpenOptions opts = Options(roots, key(), choice, mode, threads);
+        IoFaultInjector::Disarm();
+        fs::OpenResult ref;
+        ASSERT_TRUE(fs::OpenBlockManager(opts, &ref).ok()) << ref.status.ToString();
+        const std::string want = test::DescribeOpen(ref);
+        const uint64_t reads = IoFaultInjector::Count(IoOp::kRead);
+        ASSERT_GT(reads, 4u);
+        for (uint64_t k = 1; k <= reads + 1; k++) {
+          for (IoFault fault : {IoFault::kEIO, IoFault::kShortRead, IoFault::kUnexpectedEof}) {
+            const std::string what =
+                std::string(fs::ReadaheadModeName(mode)) + " " + StrategyChoiceName(choice) +
+                " x" + std::to_string(threads) + ": read " + std::to_string(k) + " of " +
+                std::to_string(reads) + " fails with fault " +
+                std::to_string(static_cast<int>(fault));
+            IoFaultInjector::Arm(IoOp::kRead, k, fault);
+            fs::OpenResult r;
+            fs::OpenBlockManager(opts, &r);
+            const bool did_fire = IoFaultInjector::Fired();
+            IoFaultInjector::Disarm();
+            if (!did_fire || r.ok() || fault == IoFault::kShortRead) {
+              ASSERT_TRUE(r.ok()) << what << ": " << r.status.ToString();
+              ASSERT_EQ(want, test::DescribeOpen(r)) << what;
+              if (did_fire) {
+                fired++;
+                absorbed++;
+              }
+            } else {
+              fired++;
+              failed++;
+              ASSERT_EQ(nullptr, r.block_map) << what;
+              ASSERT_EQ(fs::OpenResult::Failure::kInconsistent, r.failure) << what;
+              ASSERT_TRUE(r.status.IsIOError()) << what << ": " << r.status.ToString();
+              ASSERT_NE(std::string::npos, r.status.ToString().find(".metadata"))
+                  << what << ": " << r.status.ToString();
+              int faulted = 0;
+              ASSERT_EQ(ref.containers.size(), r.containers.size());
+              for (size_t i = 0; i < r.containers.size(); i++) {
+                if (r.containers[i].fatal()) {
+                  faulted++;
+                  ASSERT_EQ(fs::ContainerProblem::Kind::kIOError,
+                            r.containers[i].problems[0].kind) << what;
+                } else {
+                  ASSERT_EQ(test::DescribeContainer(ref.containers[i]),
+                            test::DescribeContainer(r.containers[i])) << what;
+                }
+              }
+              ASSERT_EQ(1, faulted) << what;
+            }
+          }
+        }
+        fs::OpenResult again;
+        ASSERT_TRUE(fs::OpenBlockManager(opts, &again).ok());
+        ASSERT_EQ(want, test::DescribeOpen(again));
+      }
+    }
+  }
+  std::cout << "[readahead faults] " << (encrypted_ ? "encrypted" : "plain") << ": " << fired
+            << " faults injected, " << absorbed << " absorbed, " << failed
+            << " failed with an I/O error naming the file" << std::endl;
+  EXPECT_GT(absorbed, 0u);
+  EXPECT_GT(failed, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Encryption, OpenReadaheadTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return i.param ? "encrypted" : "plain";
+                         });
+
+// Many small metadata files, sizes varied.
+void WriteFiles(const test::TempDir& tmp, int n, std::vector<fs::DirReadahead::Entry>* queue,
+                std::vector<std::string>* contents) {
+  for (int i = 0; i < n; i++) {
+    const std::string path = tmp.Join("f" + std::to_string(i) + ".metadata");
+    RA_ASSERT_OK(test::WriteMetadataFile(path, test::MakeRecordSequence(20 + (i * 37) % 400)));
+    std::string bytes;
+    RA_ASSERT_OK(test::ReadFileToString(path, &bytes));
+    queue->push_back(fs::DirReadahead::Entry{path, bytes.size()});
+    contents->push_back(std::move(bytes));
+  }
+}
+
+// The uring read-ahead on its own: claimers on several threads get the
+// file's exact bytes, the buffers never hold more than half the budget, and
+// nothing stays held.
+TEST(DirReadaheadTest, UringBuffersHoldAtMostHalfTheBudgetAndAreTheFilesBytes) {
+  if (!UringFileReader::Available()) GTEST_SKIP() << "io_uring not available here";
+  test::TempDir tmp;
+  std::vector<fs::DirReadahead::Entry> queue;
+  std::vector<std::string> contents;
+  ASSERT_NO_FATAL_FAILURE(WriteFiles(tmp, 300, &queue, &contents));
+  uint64_t largest = 0;
+  for (const auto& e : queue) largest = std::max(largest, e.bytes);
+  // A budget of about one file, a few files' worth, and plenty.
+  for (uint64_t budget_bytes : {largest, uint64_t{3} * largest, uint64_t{16} << 20}) {
+    ByteBudget budget(budget_bytes);
+    ReplayStats stats;
+    fs::ReadaheadOptions ro;
+    ro.mode = ReadaheadMode::kUring;
+    ro.containers_per_thread = 8;
+    std::atomic<size_t> cursor{1};
+    std::atomic<int> wrong{0};
+    std::atomic<uint64_t> handed{0};
+    {
+      fs::DirReadahead ra(ro, queue, 6, &budget, &stats);
+      ASSERT_EQ(ReadaheadMode::kUring, ra.mode());
+      // The first claim starts the read-ahead; give its I/O thread a moment
+      // (on a loaded machine it may otherwise run only after every claim).
+      ra.Claim(0);
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      std::vector<std::thread> threads;
+      for (int t = 0; t < 6; t++) {
+        threads.emplace_back([&] {
+          for (size_t k = cursor.fetch_add(1); k < queue.size(); k = cursor.fetch_add(1)) {
+            PrefetchedBytes b = ra.Claim(k);
+            if (b.empty()) continue;
+            handed++;
+            if (b.offset != 0 || b.size != contents[k].size() ||
+                std::string(reinterpret_cast<const char*>(b.data.get()), b.size) != contents[k] ||
+                b.grant.bytes() != contents[k].size()) {
+              wrong++;
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(50));  // "parse"
+          }
+        });
+      }
+      for (auto& t : threads) t.join();
+    }
+    EXPECT_EQ(0, wrong.load()) << budget_bytes;
+    EXPECT_GT(handed.load(), 0u) << budget_bytes;
+    EXPECT_EQ(handed.load(), stats.readahead_files.load()) << budget_bytes;
+    EXPECT_LE(budget.peak(), budget_bytes / 2) << budget_bytes;
+    EXPECT_EQ(0u, budget.held()) << budget_bytes;
+  }
+}
+
+// A file above half the budget is not read ahead (TryAcquireKeeping fails:
+// skipped, never waited for); smaller ones are.
+TEST(DirReadaheadTest, FilesAboveHalfTheBudgetAreSkipped) {
+  if (!UringFileReader::Available()) GTEST_SKIP() << "io_uring not available here";
+  test::TempDir tmp;
+  std::vector<fs::DirReadahead::Entry> queue;
+  std::vector<std::string> contents;
+  ASSERT_NO_FATAL_FAILURE(WriteFiles(tmp, 6, &queue, &contents));  // growing sizes
+  ByteBudget budget(queue[3].bytes);
+  ReplayStats stats;
+  fs::ReadaheadOptions ro;
+  ro.mode = ReadaheadMode::kUring;
+  ro.containers_per_thread = 8;
+  uint64_t handed = 0;
+  {
+    fs::DirReadahead ra(ro, queue, 1, &budget, &stats);
+    for (size_t k = 0; k < queue.size(); k++) {
+      PrefetchedBytes b = ra.Claim(k);
+      if (!b.empty()) {
+        handed++;
+        EXPECT_LE(b.size, queue[3].bytes / 2);
+      }
+      // Slow claims: the I/O thread reaches every position first.
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  EXPECT_GE(stats.readahead_skipped.load(), 2u);  // files 4 and 5 at least
+  EXPECT_LE(budget.peak(), queue[3].bytes / 2);
+  EXPECT_EQ(0u, budget.held());
+  EXPECT_EQ(handed, stats.readahead_files.load());
+}
+
+// Positions nobody claims (an open that stops early): their buffers and
+// grants are released when the read-ahead goes.
+TEST(DirReadaheadTest, UnclaimedReadaheadIsReleased) {
+  if (!UringFileReader::Available()) GTEST_SKIP() << "io_uring not available here";
+  test::TempDir tmp;
+  std::vector<fs::DirReadahead::Entry> queue;
+  std::vector<std::string> contents;
+  ASSERT_NO_FATAL_FAILURE(WriteFiles(tmp, 40, &queue, &contents));
+  ByteBudget budget(8 << 20);
+  fs::ReadaheadOptions ro;
+  ro.mode = ReadaheadMode::kUring;
+  ro.containers_per_thread = 16;
+  {
+    fs::DirReadahead ra(ro, queue, 2, &budget, nullptr);
+    ra.Claim(0);
+    // Let reads complete and be held.
+    for (int i = 0; i < 200 && budget.held() == 0; i++) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  EXPECT_GT(budget.peak(), 0u);
+  EXPECT_EQ(0u, budget.held());
+}
+
+// A missing file, or one that shrank: the read-ahead fails or comes back
+// short, and the claim gets what was read (or nothing), never an error.
+TEST(DirReadaheadTest, MissingAndShrunkFiles) {
+  test::TempDir tmp;
+  std::vector<fs::DirReadahead::Entry> queue;
+  std::vector<std::string> contents;
+  ASSERT_NO_FATAL_FAILURE(WriteFiles(tmp, 6, &queue, &contents));
+  queue[2].path = tmp.Join("missing.metadata");
+  RA_ASSERT_OK(test::TruncateFileTo(queue[3].path, 10));
+  for (ReadaheadMode mode : {ReadaheadMode::kFadvise, ReadaheadMode::kUring}) {
+    ByteBudget budget(1 << 20);
+    ReplayStats stats;
+    fs::ReadaheadOptions ro;
+    ro.mode = mode;
+    ro.containers_per_thread = 8;
+    fs::DirReadahead ra(ro, queue, 1, &budget, &stats);
+    for (size_t k = 0; k < queue.size(); k++) {
+      PrefetchedBytes b = ra.Claim(k);
+      // Give the uring I/O thread time to reach the later positions (a
+      // position claimed first is not read ahead at all).
+      if (k == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      if (k == 2) EXPECT_TRUE(b.empty());
+      if (k == 3 && !b.empty()) EXPECT_EQ(10u, b.size);
+      if (!b.empty() && k != 3) {
+        EXPECT_EQ(contents[k], std::string(reinterpret_cast<const char*>(b.data.get()), b.size));
+      }
+    }
+    EXPECT_GT(stats.readahead_failed.load(), 0u) << fs::ReadaheadModeName(mode);
+  }
+}
+
+// A tight budget, many threads, uring read-ahead: the open never holds more
+// than the budget (read-ahead buffers and replay buffers together), nothing
+// deadlocks, and the result is the reference.
+TEST(OpenReadaheadBudgetTest, TightBudgetManyThreads) {
+  test::TempDir tmp;
+  std::vector<std::string> roots;
+  ASSERT_NO_FATAL_FAILURE(MakeState(tmp, nullptr, 60, /*corrupt=*/false, &roots));
+  uint64_t metadata = 0;
+  for (const auto& root : roots) {
+    for (const auto& p : MetadataFilesIn(root)) metadata += test::FileSizeOrDie(p);
+  }
+  fs::BlockManagerOpenOptions ref_opts =
+      Options(roots, nullptr, StrategyChoice::kAuto, ReadaheadMode::kNone, 1);
+  fs::OpenResult ref;
+  ASSERT_TRUE(fs::OpenBlockManager(ref_opts, &ref).ok());
+  const std::string want = test::DescribeOpen(ref);
+  for (uint64_t budget : {metadata / 20, metadata / 5}) {
+    for (StrategyChoice choice : {StrategyChoice::kAuto, StrategyChoice::kInMemory}) {
+      fs::BlockManagerOpenOptions o = Options(roots, nullptr, choice, ReadaheadMode::kUring, 16);
+      o.policy.memory_budget_bytes = budget;
+      o.policy.budget_wait_ms = 5;
+      o.policy.window_bytes = 64 << 10;
+      o.readahead.containers_per_thread = 8;
+      fs::OpenResult r;
+      ASSERT_TRUE(fs::OpenBlockManager(o, &r).ok()) << r.status.ToString();
+      ASSERT_EQ(want, test::DescribeOpen(r)) << budget;
+      EXPECT_LE(r.replay.peak_buffer_bytes, budget) << budget;
+      EXPECT_EQ(budget, r.replay.memory_budget_bytes);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kudu
