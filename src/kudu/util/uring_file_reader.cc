@@ -65,19 +65,21 @@ UringFileReader::~UringFileReader() {
 Status UringFileReader::Submit(const std::string& path, uint64_t offset, uint8_t* buf, size_t n,
                                uint64_t tag) {
   if (free_slots_.empty()) return Status::IOError(path + ": read-ahead queue full");
-  const IoFault fault = IoFaultInjector::OnCall(IoOp::kRead, path);
-  g_uring_reads.fetch_add(1, std::memory_order_relaxed);
-  if (fault == IoFault::kEIO || fault == IoFault::kUnexpectedEof) {
-    synthetic_.push_back(Completion{tag, fault == IoFault::kEIO ? -EIO : 0});
-    pending_++;
-    return Status::OK();
-  }
-  if (fault == IoFault::kShortRead && n > 1) n /= 2;
   int fd;
   do {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return Status::FromErrno(path, errno);
+  // The read (not the open) is what the injector sees, as for a pread.
+  const IoFault fault = IoFaultInjector::OnCall(IoOp::kRead, path);
+  g_uring_reads.fetch_add(1, std::memory_order_relaxed);
+  if (fault == IoFault::kEIO || fault == IoFault::kUnexpectedEof) {
+    ::close(fd);
+    synthetic_.push_back(Completion{tag, fault == IoFault::kEIO ? -EIO : 0});
+    pending_++;
+    return Status::OK();
+  }
+  if (fault == IoFault::kShortRead && n > 1) n /= 2;
   struct io_uring_sqe* sqe = io_uring_get_sqe(&impl_->ring);
   if (sqe == nullptr) {
     // The SQ is full of prepared entries: hand them over and retry once.
