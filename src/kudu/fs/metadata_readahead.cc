@@ -18,7 +18,7 @@ DEFINE_string(log_container_metadata_replay_readahead, "fadvise",
               "into buffers held from the replay memory budget (never more than half of it); "
               "'none' turns read-ahead off. Falls back to 'fadvise' where io_uring is not "
               "available.");
-DEFINE_uint32(log_container_metadata_replay_readahead_containers, 4,
+DEFINE_uint32(log_container_metadata_replay_readahead_containers, 8,
               "Containers read ahead per replay thread of a data dir (so a dir reads ahead "
               "--fs_max_thread_count_per_data_dir times this many), never more than half the "
               "replay memory budget of bytes. 0 turns read-ahead off.");

@@ -60,7 +60,7 @@ const char* ReadaheadModeName(ReadaheadMode mode);
 struct ReadaheadOptions {
   ReadaheadMode mode = ReadaheadMode::kFadvise;
   // Positions read ahead per replay thread of a dir.
-  uint32_t containers_per_thread = 4;
+  uint32_t containers_per_thread = 8;
 
   // From --log_container_metadata_replay_readahead(_containers).
   static Status FromFlags(ReadaheadOptions* opts);
