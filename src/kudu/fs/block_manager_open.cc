@@ -578,8 +578,9 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
     for (uint32_t i = 0; i < total; i++) by_dir[containers[i].dir_index].push_back(i);
     std::vector<std::unique_ptr<ThreadPool>> pools;
     std::vector<std::unique_ptr<std::atomic<size_t>>> cursors;
-    // One per dir with more than one container; cleared once the pools are
-    // done (every position claimed by then).
+    // One per dir with more containers than replay threads (otherwise the
+    // first wave claims them all at once); cleared once the pools are done
+    // (every position claimed by then).
     std::vector<std::unique_ptr<DirReadahead>> readaheads;
     for (size_t d = 0; d < by_dir.size(); d++) {
       if (by_dir[d].empty()) continue;
@@ -587,7 +588,8 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
           1, std::min<int>(opts.threads_per_dir, static_cast<int>(by_dir[d].size())));
       DirReadahead* ra = nullptr;
       if (opts.readahead.mode != ReadaheadMode::kNone &&
-          opts.readahead.containers_per_thread > 0 && by_dir[d].size() > 1) {
+          opts.readahead.containers_per_thread > 0 &&
+          by_dir[d].size() > static_cast<size_t>(threads)) {
         std::vector<DirReadahead::Entry> queue;
         queue.reserve(by_dir[d].size());
         for (uint32_t i : by_dir[d]) {

@@ -83,6 +83,10 @@ DirReadahead::DirReadahead(const ReadaheadOptions& opts, std::vector<Entry> queu
       max_bytes_ahead_(budget != nullptr ? budget->total() / 2 : UINT64_MAX),
       budget_(budget),
       stats_(stats) {
+  // The pool's first wave claims positions [0, threads) at once: reading
+  // them ahead would only race their own reads.
+  first_ahead_ = std::min(queue_.size(), static_cast<size_t>(std::max(1, threads)));
+  advised_ = next_submit_ = first_ahead_;
   prefix_.resize(queue_.size() + 1, 0);
   for (size_t i = 0; i < queue_.size(); i++) prefix_[i + 1] = prefix_[i] + queue_[i].bytes;
   if (mode_ == ReadaheadMode::kUring) {
@@ -116,8 +120,9 @@ DirReadahead::~DirReadahead() {
 }
 
 size_t DirReadahead::HorizonAfter(size_t k) const {
-  const size_t first = k + 1;
-  size_t h = std::min(queue_.size(), first + window_);
+  const size_t first = std::max(k + 1, first_ahead_);
+  size_t h = std::min(queue_.size(), k + 1 + window_);
+  if (h <= first) return first;
   // Never more than max_bytes_ahead_ bytes past k (but always one file, so
   // a large file is still read ahead when the budget allows it).
   while (h > first + 1 && prefix_[h] - prefix_[first] > max_bytes_ahead_) h--;
@@ -205,8 +210,6 @@ void DirReadahead::IoLoop() {
       while (true) {
         if (stop_) break;
         const size_t horizon = claimed_ == 0 ? HorizonAfter(0) : HorizonAfter(claimed_ - 1);
-        // Position 0 is claimed at once; the first read-ahead starts at 1.
-        if (next_submit_ == 0) next_submit_ = 1;
         if (next_submit_ < horizon && reader_->pending() < reader_->capacity()) {
           while (next_submit_ < horizon && reader_->pending() + batch.size() < reader_->capacity()) {
             const size_t j = next_submit_++;

@@ -7,7 +7,9 @@
 // position k it tells the dir's DirReadahead (Claim(k)), which keeps the
 // positions after k — up to threads x --log_container_metadata_replay_
 // readahead_containers of them, and never more than half the memory budget
-// of bytes — being read:
+// of bytes — being read (positions below the thread count are claimed by the
+// pool's first wave at once and are not read ahead; a dir with no more
+// containers than threads gets no read-ahead):
 //
 //   fadvise  the claiming thread asks the kernel (posix_fadvise WILLNEED,
 //            RandomAccessFile::Prefetch) to read the newly covered files into
@@ -107,7 +109,8 @@ class DirReadahead {
   };
 
   // The first position past `k` that is not to be read ahead yet: at most
-  // window_ positions and max_bytes_ahead_ bytes after k.
+  // window_ positions after k, and at most max_bytes_ahead_ bytes read ahead
+  // (counted from the first position read ahead at all).
   size_t HorizonAfter(size_t k) const;
   void FadviseUpTo(size_t k);
   void IoLoop();
@@ -118,10 +121,13 @@ class DirReadahead {
   std::vector<uint64_t> prefix_;  // prefix_[i]: bytes of entries [0, i)
   const size_t window_;
   uint64_t max_bytes_ahead_;
+  // Positions below this one are claimed by the pool's first wave.
+  size_t first_ahead_ = 0;
   ByteBudget* const budget_;
   ReplayStats* const stats_;
 
-  // fadvise: every position before this one was advised (or claimed).
+  // fadvise: every position before this one was advised (or is claimed by
+  // the first wave).
   std::mutex fadvise_mu_;
   size_t advised_ = 0;
 
