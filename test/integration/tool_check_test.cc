@@ -387,6 +387,9 @@ TEST_F(ToolCheckTest, UnreadableMetadataFileIsAnIoErrorNamingIt) {
 TEST_F(ToolCheckTest, ReadSyscallsAgreeWithStrace) {
   RunResult probe = RunProgram(tmp_, "strace", {"-V"});
   if (probe.exit_status != 0) GTEST_SKIP() << "strace is not available";
+  // LeakSanitizer refuses to run under ptrace and fails the traced process
+  // at exit; the sanitizer build still checks leaks in every other test.
+  setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
   const std::vector<std::string> roots = {tmp_.Join("a"), tmp_.Join("b")};
   Generate(roots, 30, 40);
   ASSERT_FALSE(HasFatalFailure());
