@@ -114,7 +114,7 @@ DirReadahead::~DirReadahead() {
       std::lock_guard<std::mutex> l(mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    work_cv_.notify_all();
     io_thread_.join();
   }
 }
@@ -139,10 +139,15 @@ PrefetchedBytes DirReadahead::Claim(size_t k) {
   std::unique_lock<std::mutex> l(mu_);
   if (k + 1 > claimed_) {
     claimed_ = k + 1;
-    cv_.notify_all();  // the I/O thread may be waiting for the horizon to move
+    if (io_idle_) work_cv_.notify_one();  // the horizon moved
   }
   Slot& slot = slots_[k];
-  while (slot.state == SlotState::kInFlight) cv_.wait(l);
+  if (slot.state == SlotState::kInFlight) {
+    std::condition_variable cv;
+    slot.waiter = &cv;
+    while (slot.state == SlotState::kInFlight) cv.wait(l);
+    slot.waiter = nullptr;
+  }
   PrefetchedBytes out;
   if (slot.state == SlotState::kReady) out = std::move(slot.bytes);
   slot.state = SlotState::kTaken;
@@ -175,21 +180,21 @@ void DirReadahead::FadviseUpTo(size_t k) {
 }
 
 void DirReadahead::Complete(uint64_t tag, int64_t result) {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    Slot& slot = slots_[tag];
-    if (result > 0) {
-      slot.bytes.size = static_cast<size_t>(result);
-      slot.state = SlotState::kReady;
-      Count(stats_, &ReplayStats::readahead_files, 1);
-      Count(stats_, &ReplayStats::readahead_bytes, static_cast<uint64_t>(result));
-    } else {
-      slot.bytes = PrefetchedBytes();  // frees the buffer and its grant
-      slot.state = SlotState::kSkipped;
-      Count(stats_, &ReplayStats::readahead_failed, 1);
-    }
+  std::lock_guard<std::mutex> l(mu_);
+  Slot& slot = slots_[tag];
+  if (result > 0) {
+    slot.bytes.size = static_cast<size_t>(result);
+    slot.state = SlotState::kReady;
+    Count(stats_, &ReplayStats::readahead_files, 1);
+    Count(stats_, &ReplayStats::readahead_bytes, static_cast<uint64_t>(result));
+  } else {
+    slot.bytes = PrefetchedBytes();  // frees the buffer and its grant
+    slot.state = SlotState::kSkipped;
+    Count(stats_, &ReplayStats::readahead_failed, 1);
   }
-  cv_.notify_all();
+  // Under the lock: the waiter's condition variable lives on its stack until
+  // it has seen the new state.
+  if (slot.waiter != nullptr) slot.waiter->notify_one();
 }
 
 // The uring I/O thread: keeps the positions between the claimed ones and
@@ -238,7 +243,9 @@ void DirReadahead::IoLoop() {
         }
         if (reader_->pending() > 0) break;
         if (next_submit_ >= queue_.size()) break;  // all done
-        cv_.wait(l);
+        io_idle_ = true;
+        work_cv_.wait(l);
+        io_idle_ = false;
       }
     }
     for (const ToSubmit& t : batch) {

@@ -106,6 +106,8 @@ class DirReadahead {
   struct Slot {
     SlotState state = SlotState::kIdle;
     PrefetchedBytes bytes;
+    // The claimer waiting for this slot's read, if any: woken alone.
+    std::condition_variable* waiter = nullptr;
   };
 
   // The first position past `k` that is not to be read ahead yet: at most
@@ -134,7 +136,12 @@ class DirReadahead {
   // uring.
   std::unique_ptr<UringFileReader> reader_;
   std::mutex mu_;
-  std::condition_variable cv_;
+  // The I/O thread waits on work_cv_ for the horizon to move (io_idle_ set);
+  // a claimer waits for its slot's read on its own condition variable
+  // (Slot::waiter). Each is signalled only when someone waits on it, and
+  // alone: one wakeup per event, not a broadcast per claim and completion.
+  std::condition_variable work_cv_;
+  bool io_idle_ = false;
   std::vector<Slot> slots_;
   size_t claimed_ = 0;      // one past the highest claimed position
   size_t next_submit_ = 0;  // positions before it were submitted or passed over
