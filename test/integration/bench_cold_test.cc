@@ -1,0 +1,96 @@
+// `kudu fs bench --bench_cache_mode=cold --bench_readahead=...` as a
+// subprocess on a tiny G4 (~1 s): every run starts with no cached metadata
+// byte, the report says how the cache was dropped, the disk floor is
+// measured, each open runs once per read-ahead mode with the same live set,
+// and the read-ahead counters say what each mode did. Usage errors for bad
+// read-ahead values.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kudu/util/uring_file_reader.h"
+#include "util/kudu_subprocess.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace {
+
+using nlohmann::json;
+
+TEST(BenchColdTest, ColdRunsWithEveryReadaheadMode) {
+  test::TempDir tmp;
+  const std::string json_path = tmp.Join("bench.json");
+  test::RunResult r = test::RunKudu(
+      tmp, {"fs", "bench", "--bench_workloads=G4", "--bench_encryption=plain",
+            "--bench_scale=0.02", "--bench_repetitions=1", "--bench_cache_mode=cold",
+            "--bench_strategies=auto,streaming", "--bench_readahead=none,fadvise,uring",
+            "--fs_max_thread_count_per_data_dir=2", "--bench_dir=" + tmp.path(),
+            "--bench_json_out=" + json_path});
+  ASSERT_EQ(0, r.exit_status) << test::Describe(r);
+  // The text: the cold section, the method used, the disk floor.
+  EXPECT_NE(std::string::npos, r.out.find("page cache cold")) << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("== cold start and read-ahead")) << r.out;
+  EXPECT_TRUE(r.out.find("drop_caches (page cache, dentries and inodes") != std::string::npos ||
+              r.out.find("posix_fadvise(DONTNEED) on every file") != std::string::npos)
+      << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("seq-floor")) << r.out;
+
+  std::string text;
+  ASSERT_TRUE(test::ReadFileToString(json_path, &text).ok());
+  const json j = json::parse(text);
+  EXPECT_EQ("cold", j["config"]["cache_mode"]);
+  EXPECT_EQ("fadvise", j["config"]["readahead"]);
+  ASSERT_EQ(1u, j["workloads"].size());
+  const json& w = j["workloads"][0];
+  EXPECT_TRUE(w["live_sets_identical"].get<bool>());
+  std::set<std::string> names;
+  for (const json& s : w["strategies"]) {
+    const std::string name = s["strategy"];
+    names.insert(name);
+    // Every run started cold.
+    ASSERT_TRUE(s.contains("cached_bytes_at_start")) << name;
+    EXPECT_EQ(0, s["cached_bytes_at_start"].get<int64_t>()) << name;
+    if (s["kind"] != "open") continue;
+    const std::string mode = name.substr(name.find('/') + 1);
+    const uint64_t files = s["readahead_files"];
+    const uint64_t mem_reads = s["prefetched_reads"];
+    if (mode == "none") {
+      EXPECT_EQ("none", s["readahead"]) << name;
+      EXPECT_EQ(0u, files) << name;
+    } else if (mode == "fadvise") {
+      EXPECT_EQ("fadvise", s["readahead"]) << name;
+      EXPECT_GT(files, 0u) << name;  // 40 containers, 2 threads
+      EXPECT_EQ(0u, mem_reads) << name;
+    } else {
+      EXPECT_EQ(UringFileReader::Available() ? "uring" : "fadvise", s["readahead"]) << name;
+    }
+    // Streaming with read-ahead is compared with Streaming with the same
+    // read-ahead.
+    if (s["strategy_choice"] == "streaming") EXPECT_EQ(1.0, s["speedup_over_streaming"]) << name;
+  }
+  for (const char* n : {"auto/none", "auto/fadvise", "auto/uring", "streaming/none",
+                        "streaming/fadvise", "streaming/uring", "floor", "seq-floor"}) {
+    EXPECT_EQ(1u, names.count(n)) << n;
+  }
+}
+
+TEST(BenchColdTest, UsageErrors) {
+  test::TempDir tmp;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"fs", "bench", "--bench_readahead=none,sometimes"},
+        std::vector<std::string>{"fs", "bench", "--bench_cache_mode=lukewarm"},
+        std::vector<std::string>{"fs", "bench", "--log_container_metadata_replay_readahead=x"},
+        std::vector<std::string>{"fs", "check", "--fs_data_dirs=" + tmp.path(),
+                                 "--log_container_metadata_replay_readahead=x"}}) {
+    test::RunResult r = test::RunKudu(tmp, args);
+    EXPECT_EQ(2, r.exit_status) << test::Describe(r);
+    EXPECT_TRUE(r.out.empty()) << test::Describe(r);
+  }
+}
+
+}  // namespace
+}  // namespace kudu
