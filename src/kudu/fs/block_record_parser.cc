@@ -65,6 +65,12 @@ __attribute__((always_inline)) inline bool ReadVarint(const uint8_t*& p, const u
 // valid enum value, every required field present. For such a body the
 // meaning is unambiguous, so setting the fields directly gives exactly what
 // protobuf's parser gives. Anything else returns false and goes to protobuf.
+template <class Message>
+inline void ClearUnknownFields(Message* m) {
+  google::protobuf::UnknownFieldSet* u = m->mutable_unknown_fields();
+  if (!u->empty()) u->Clear();
+}
+
 bool ParseCanonical(Slice body, BlockRecordPB* record) {
   const uint8_t* p = body.data();
   const uint8_t* const end = p + body.size();
@@ -126,7 +132,12 @@ bool ParseCanonical(Slice body, BlockRecordPB* record) {
   block_id->set_id(id);
   // The sub-message too: a previous protobuf parse of a block_id with an
   // extra field leaves it among the sub-message's unknown fields.
-  if (!block_id->unknown_fields().empty()) block_id->mutable_unknown_fields()->Clear();
+  // mutable_unknown_fields() rather than unknown_fields(): the latter hands
+  // out protobuf's lazily built shared default instance, whose first use
+  // races (for TSan, inside the uninstrumented libprotobuf) between replay
+  // threads; the mutable set is the message's own, allocated once per
+  // reused message.
+  ClearUnknownFields(block_id);
   record->set_op_type(static_cast<BlockRecordType>(op));
   record->set_timestamp_us(ts);
   if (seen & 8) {
@@ -140,7 +151,7 @@ bool ParseCanonical(Slice body, BlockRecordPB* record) {
     record->clear_length();
   }
   // A previous protobuf parse may have left unknown fields behind.
-  if (!record->unknown_fields().empty()) record->mutable_unknown_fields()->Clear();
+  ClearUnknownFields(record);
   return true;
 }
 
