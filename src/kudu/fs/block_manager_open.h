@@ -14,7 +14,10 @@
 //                     the block map is published only when the open succeeded
 //
 // Only the metadata file of a container being replayed is open, so file
-// descriptors stay at most one per replay thread.
+// descriptors stay at most one per replay thread, plus read-ahead's
+// (metadata_readahead.h): fadvise opens each file it advises for the length
+// of one call; uring keeps one open per read in flight, at most
+// min(threads x depth, 256) per dir.
 #pragma once
 
 #include <gflags/gflags_declare.h>
