@@ -37,16 +37,11 @@ ssize_t FaultedLength(IoFault fault, size_t want) {
   return static_cast<ssize_t>(want);
 }
 
-}  // namespace
-
-uint64_t GlobalReadSyscalls() { return g_read_syscalls.load(); }
-uint64_t GlobalBytesRead() { return g_bytes_read.load(); }
-
-Status RandomAccessFile::Open(const std::string& path, const ServerKey* server_key,
-                              std::unique_ptr<RandomAccessFile>* file) {
+// open(2) retried on EINTR, then the size; the fd is closed on failure.
+Status OpenAndStat(const std::string& path, int flags, int* fd_out, uint64_t* size) {
   int fd;
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    fd = ::open(path.c_str(), flags, 0644);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return Status::FromErrno(path, errno);
   struct stat st;
@@ -55,7 +50,22 @@ Status RandomAccessFile::Open(const std::string& path, const ServerKey* server_k
     ::close(fd);
     return Status::FromErrno(path, err);
   }
-  std::unique_ptr<RandomAccessFile> f(new RandomAccessFile(path, fd, st.st_size));
+  *fd_out = fd;
+  *size = static_cast<uint64_t>(st.st_size);
+  return Status::OK();
+}
+
+}  // namespace
+
+uint64_t GlobalReadSyscalls() { return g_read_syscalls.load(); }
+uint64_t GlobalBytesRead() { return g_bytes_read.load(); }
+
+Status RandomAccessFile::Open(const std::string& path, const ServerKey* server_key,
+                              std::unique_ptr<RandomAccessFile>* file) {
+  int fd;
+  uint64_t size;
+  RETURN_NOT_OK(OpenAndStat(path, O_RDONLY | O_CLOEXEC, &fd, &size));
+  std::unique_ptr<RandomAccessFile> f(new RandomAccessFile(path, fd, size));
   if (server_key != nullptr && !server_key->empty()) {
     if (f->size_ < kEncryptionHeaderSize) {
       return Status::Corruption(path + ": file of " + std::to_string(f->size_) +
@@ -239,17 +249,9 @@ Status WritableFile::Open(const std::string& path, CreateMode mode, const WriteE
     case CreateMode::kOpenExisting: break;
   }
   int fd;
-  do {
-    fd = ::open(path.c_str(), flags, 0644);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return Status::FromErrno(path, errno);
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return Status::FromErrno(path, err);
-  }
-  std::unique_ptr<WritableFile> f(new WritableFile(path, fd, st.st_size));
+  uint64_t size;
+  RETURN_NOT_OK(OpenAndStat(path, flags, &fd, &size));
+  std::unique_ptr<WritableFile> f(new WritableFile(path, fd, size));
   if (enc.server_key == nullptr || enc.server_key->empty()) {
     *file = std::move(f);
     return Status::OK();
