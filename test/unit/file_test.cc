@@ -24,12 +24,10 @@
 namespace kudu {
 namespace {
 
+using test::Contains;
+
 using test::TempDir;
 
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 std::string RandomBytes(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);

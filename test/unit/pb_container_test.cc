@@ -30,15 +30,13 @@
 namespace kudu {
 namespace {
 
+using test::Contains;
+
 using test::TempDir;
 
 
 constexpr char kPbType[] = "kudu.BlockRecordPB";
 constexpr uint64_t kMiB = 1024 * 1024;
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 uint32_t Le32(const std::string& s, size_t pos) {
   uint32_t v = 0;

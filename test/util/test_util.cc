@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "kudu/util/env.h"
@@ -172,6 +173,17 @@ uint64_t FileSizeOrDie(const std::string& path) {
   uint64_t size = 0;
   if (!env::GetFileSize(path, &size).ok()) std::abort();
   return size;
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+std::string RandomBytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (auto& c : s) c = static_cast<char>(rng());
+  return s;
 }
 
 ServerKey TestServerKey(size_t bytes) {

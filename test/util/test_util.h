@@ -58,6 +58,10 @@ Status ZeroFillFrom(const std::string& path, uint64_t offset);
 Status AppendZeros(const std::string& path, uint64_t n);
 uint64_t FileSizeOrDie(const std::string& path);
 
+bool Contains(const std::string& haystack, const std::string& needle);
+// `n` reproducible pseudo-random bytes.
+std::string RandomBytes(size_t n, uint32_t seed);
+
 // A fixed server key of `bytes` bytes for tests.
 ServerKey TestServerKey(size_t bytes = 16);
 
