@@ -276,8 +276,19 @@ TEST(WindowedReplayEncryptionTest, ZeroTailsOfMixedCiphertextAndPlaintext) {
     if (c.zero_pt) {
       ASSERT_TRUE(AppendEncryptedZeros(path, key, c.zero_pt).ok());
     }
+    ReplayOutcome::Kind expected = c.expected;
+    if (c.zero_ct == 7 + 4 * kMiB) {
+      // The file key is random: with probability 1/256 the first keystream
+      // byte after the zero ciphertext is itself 0, which makes that byte
+      // zero ciphertext too and turns the tail into a zero tail.
+      std::unique_ptr<RandomAccessFile> f;
+      ASSERT_TRUE(RandomAccessFile::Open(path, &key, &f).ok());
+      uint8_t zero = 0, ks = 0;
+      ASSERT_TRUE(f->cipher()->Crypt(s + c.zero_ct, &zero, &ks, 1).ok());
+      if (ks == 0) expected = ReplayOutcome::Kind::kPartialRecord;
+    }
     StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path, &key);
-    EXPECT_EQ(c.expected, ref.outcome.kind) << c.name << ": " << ref.outcome.ToString();
+    EXPECT_EQ(expected, ref.outcome.kind) << c.name << ": " << ref.outcome.ToString();
     EXPECT_EQ(s, ref.outcome.offset) << c.name;
     for (size_t w : {size_t{1}, size_t{64} * 1024, size_t{1} * kMiB + 1, size_t{4} * kMiB}) {
       EXPECT_EQ("", CompareWithStreaming(path, &key, w)) << c.name << ", window " << w;
