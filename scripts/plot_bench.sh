@@ -67,6 +67,8 @@ set style fill solid 0.85 border -1
 set boxwidth 0.9
 set grid ytics
 set key top left horizontal
+# Headroom above the tallest bar so the key never covers one.
+set offsets 0, 0, graph 0.2, 0
 set xtics rotate by -30 scale 0
 set datafile missing "?"
 set linetype 1 lc rgb "#b0b0b0"
