@@ -21,68 +21,19 @@
 #include <nlohmann/json.hpp>
 
 #include "kudu/util/env.h"
+#include "util/kudu_subprocess.h"
 #include "util/test_util.h"
-
-extern char** environ;
 
 namespace kudu {
 namespace {
 
 using nlohmann::json;
+using test::Describe;
+using test::RunKudu;
+using test::RunResult;
 using test::TempDir;
 
 constexpr char kKeyHex[] = "000102030405060708090a0b0c0d0e0f";
-
-std::string KuduBinary() {
-  const char* env_bin = std::getenv("KUDU_BIN");
-  if (env_bin != nullptr && *env_bin) return env_bin;
-  char self[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return "kudu";
-  self[n] = '\0';
-  return env::JoinPath(env::DirName(self), "kudu");
-}
-
-struct RunResult {
-  int exit_status = -1;
-  std::string out;
-  std::string err;
-};
-
-RunResult RunKudu(const TempDir& tmp, const std::vector<std::string>& args) {
-  static int counter = 0;
-  const std::string out_path = tmp.Join("stdout." + std::to_string(counter));
-  const std::string err_path = tmp.Join("stderr." + std::to_string(counter++));
-  const std::string bin = KuduBinary();
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(bin.c_str()));
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  RunResult r;
-  pid_t pid;
-  int rc = posix_spawn(&pid, bin.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) {
-    r.err = "posix_spawn of " + bin + " failed: " + std::to_string(rc);
-    return r;
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  (void)test::ReadFileToString(out_path, &r.out);
-  (void)test::ReadFileToString(err_path, &r.err);
-  return r;
-}
-
-std::string Describe(const RunResult& r) {
-  return "exit " + std::to_string(r.exit_status) + "\nstdout: " + r.out.substr(0, 4000) +
-         "\nstderr: " + r.err.substr(0, 4000);
-}
 
 // The flags that shrink the reference workloads to a smoke test.
 std::vector<std::string> Tiny(std::vector<std::string> more) {

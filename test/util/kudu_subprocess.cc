@@ -61,7 +61,9 @@ RunResult RunKudu(const TempDir& tmp, const std::vector<std::string>& args) {
 }
 
 std::string Describe(const RunResult& r) {
-  return "exit " + std::to_string(r.exit_status) + "\nstdout: " + r.out + "\nstderr: " + r.err;
+  // Reports can be long: enough to see what went wrong, not the whole output.
+  return "exit " + std::to_string(r.exit_status) + "\nstdout: " + r.out.substr(0, 4000) +
+         "\nstderr: " + r.err.substr(0, 4000);
 }
 
 }  // namespace test
