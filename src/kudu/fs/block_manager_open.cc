@@ -21,6 +21,7 @@
 #include "kudu/fs/replay_stats.h"
 #include "kudu/util/byte_budget.h"
 #include "kudu/util/env.h"
+#include "kudu/util/process_cpu_times.h"
 #include "kudu/util/file.h"
 #include "kudu/util/pb_container_format.h"
 #include "kudu/util/thread_pool.h"
@@ -117,18 +118,6 @@ uint64_t EstimatedCreateRecords(uint64_t payload) {
   return std::min<uint64_t>(payload / 42, 1ULL << 22);
 }
 
-struct CpuTimes {
-  double user = 0, sys = 0;
-};
-CpuTimes GetCpuTimes() {
-  struct rusage ru;
-  CpuTimes t;
-  if (getrusage(RUSAGE_SELF, &ru) == 0) {
-    t.user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-    t.sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-  }
-  return t;
-}
 
 // The checks before anything is listed. Every failure here is about how the
 // tool was called (a wrong path), not about the on-disk state.
@@ -512,7 +501,7 @@ bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_m
 Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result) {
   *result = OpenResult();
   const auto wall_start = std::chrono::steady_clock::now();
-  const CpuTimes cpu_start = GetCpuTimes();
+  const CpuTimes cpu_start = ProcessCpuTimes();
   auto usage_failure = [&](Status s) {
     result->status = std::move(s);
     result->failure = OpenResult::Failure::kUsage;
@@ -682,7 +671,7 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
 
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                                     wall_start).count();
-  const CpuTimes cpu_end = GetCpuTimes();
+  const CpuTimes cpu_end = ProcessCpuTimes();
   result->timing.wall_s = wall;
   result->timing.user_s = cpu_end.user - cpu_start.user;
   result->timing.sys_s = cpu_end.sys - cpu_start.sys;

@@ -18,32 +18,21 @@
 #include "kudu/util/crc32c.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
+#include "kudu/util/process_cpu_times.h"
 #include "kudu/util/thread_pool.h"
 
 namespace kudu {
 namespace tools {
 namespace {
 
-struct Cpu {
-  double user = 0, sys = 0;
-};
-Cpu CpuNow() {
-  struct rusage ru;
-  Cpu c;
-  if (getrusage(RUSAGE_SELF, &ru) == 0) {
-    c.user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-    c.sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-  }
-  return c;
-}
 
 // Measures wall and CPU time around a piece of work.
 class Stopwatch {
  public:
-  Stopwatch() : wall_(std::chrono::steady_clock::now()), cpu_(CpuNow()), reads_(GlobalReadSyscalls()) {}
+  Stopwatch() : wall_(std::chrono::steady_clock::now()), cpu_(ProcessCpuTimes()), reads_(GlobalReadSyscalls()) {}
   void Stop(RunMetrics* m) const {
     const auto wall = std::chrono::steady_clock::now();
-    const Cpu cpu = CpuNow();
+    const CpuTimes cpu = ProcessCpuTimes();
     m->wall_s = std::chrono::duration<double>(wall - wall_).count();
     m->user_s = cpu.user - cpu_.user;
     m->sys_s = cpu.sys - cpu_.sys;
@@ -52,7 +41,7 @@ class Stopwatch {
 
  private:
   const std::chrono::steady_clock::time_point wall_;
-  const Cpu cpu_;
+  const CpuTimes cpu_;
   const uint64_t reads_;
 };
 
