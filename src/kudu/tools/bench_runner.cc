@@ -413,10 +413,10 @@ LiveSetDigest DigestOfGenerated(const fs::BlockWorkloadResult& g) {
   return d;
 }
 
-Status ParseBenchVariants(const std::string& spec, bool windowed_available,
-                          std::vector<BenchVariant>* out) {
-  out->clear();
-  std::set<std::string> seen;
+namespace {
+// The non-empty items of a comma-separated flag value, spaces dropped.
+std::vector<std::string> SplitCommaList(const std::string& spec) {
+  std::vector<std::string> items;
   std::string cur;
   for (char c : spec + ",") {
     if (c == ' ') continue;
@@ -424,9 +424,19 @@ Status ParseBenchVariants(const std::string& spec, bool windowed_available,
       cur.push_back(c);
       continue;
     }
-    if (cur.empty()) continue;
-    std::string name = cur == "in_memory" ? "inmemory" : cur;
+    if (!cur.empty()) items.push_back(cur);
     cur.clear();
+  }
+  return items;
+}
+}  // namespace
+
+Status ParseBenchVariants(const std::string& spec, bool windowed_available,
+                          std::vector<BenchVariant>* out) {
+  out->clear();
+  std::set<std::string> seen;
+  for (const std::string& item : SplitCommaList(spec)) {
+    std::string name = item == "in_memory" ? "inmemory" : item;
     if (name == "floor") continue;  // always measured
     if (!seen.insert(name).second) continue;
     BenchVariant v;
@@ -466,21 +476,13 @@ Status ParseBenchVariants(const std::string& spec, bool windowed_available,
 
 Status ApplyBenchReadahead(const std::string& spec, std::vector<BenchVariant>* variants) {
   std::vector<fs::ReadaheadMode> modes;
-  std::string cur;
-  for (char c : spec + ",") {
-    if (c == ' ') continue;
-    if (c != ',') {
-      cur.push_back(c);
-      continue;
-    }
-    if (cur.empty()) continue;
+  for (const std::string& item : SplitCommaList(spec)) {
     fs::ReadaheadMode m;
-    Status s = fs::ParseReadaheadMode(cur, &m);
+    Status s = fs::ParseReadaheadMode(item, &m);
     if (!s.ok()) {
-      return Status::InvalidArgument("--bench_readahead: unknown read-ahead mode '" + cur +
+      return Status::InvalidArgument("--bench_readahead: unknown read-ahead mode '" + item +
                                      "' (known: none, fadvise, uring)");
     }
-    cur.clear();
     if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
   }
   if (modes.empty()) return Status::OK();
