@@ -33,7 +33,8 @@ TEST(ContainerReplayStateTest, CreateAndDelete) {
   EXPECT_EQ(12288u, s.next_write_offset());
   EXPECT_EQ(9u, s.max_block_id());
   EXPECT_TRUE(s.malformed().empty());
-  EXPECT_EQ((BlockLocation{0, 100}), s.live_blocks().at(5));
+  ASSERT_NE(nullptr, s.live_blocks().Find(5));
+  EXPECT_EQ((BlockLocation{0, 100}), *s.live_blocks().Find(5));
 }
 
 struct MalformedCase {
@@ -121,7 +122,8 @@ TEST(ContainerReplayStateTest, ReCreateAfterDeleteIsAccepted) {
   s.OnRecord(MakeDelete(1), 56);
   s.OnRecord(MakeCreate(1, 4096, 20), 96);
   EXPECT_TRUE(s.malformed().empty());
-  EXPECT_EQ((BlockLocation{4096, 20}), s.live_blocks().at(1));
+  ASSERT_NE(nullptr, s.live_blocks().Find(1));
+  EXPECT_EQ((BlockLocation{4096, 20}), *s.live_blocks().Find(1));
   EXPECT_EQ(2u, s.total_blocks());
 }
 

@@ -51,9 +51,9 @@ struct StateSnapshot {
 
 inline StateSnapshot Snapshot(const ContainerReplayState& s) {
   StateSnapshot out;
-  for (const auto& kv : s.live_blocks()) {
-    out.live.push_back({kv.first, {kv.second.offset, kv.second.length}});
-  }
+  s.live_blocks().ForEach([&out](uint64_t id, const BlockLocation& loc) {
+    out.live.push_back({id, {loc.offset, loc.length}});
+  });
   std::sort(out.live.begin(), out.live.end());
   for (const auto& m : s.malformed()) {
     out.malformed.push_back({m.record_offset, m.block_id});

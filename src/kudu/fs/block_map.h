@@ -50,6 +50,12 @@ class BlockMap {
       size_++;
     }
     size_t size() const { return size_; }
+    // Room for `more` entries spread over the shards (ids hash evenly), so
+    // that adding a container's blocks does not regrow 32 vectors.
+    void Reserve(size_t more) {
+      const size_t per_shard = more / kNumShards + more / (4 * kNumShards) + 16;
+      for (std::vector<Item>& s : shards_) s.reserve(s.size() + per_shard);
+    }
 
    private:
     friend class BlockMap;

@@ -8,12 +8,13 @@ ContainerReplayState::ContainerReplayState(uint64_t data_file_size, uint64_t dat
                                            uint64_t fs_block_size)
     : data_file_size_(data_file_size),
       data_start_(data_start),
-      fs_block_size_(fs_block_size ? fs_block_size : 4096) {
+      fs_block_size_(fs_block_size ? fs_block_size : 4096),
+      fs_block_mask_((fs_block_size_ & (fs_block_size_ - 1)) == 0 ? fs_block_size_ - 1 : 0) {
   Reset();
 }
 
 void ContainerReplayState::Reset() {
-  live_.clear();
+  live_.Clear();
   malformed_.clear();
   live_bytes_ = 0;
   live_bytes_aligned_ = 0;
@@ -24,10 +25,10 @@ void ContainerReplayState::Reset() {
   records_ = 0;
 }
 
-void ContainerReplayState::Reserve(size_t records) { live_.reserve(records); }
+void ContainerReplayState::Reserve(size_t records) { live_.Reserve(records); }
 
 uint64_t ContainerReplayState::AlignUp(uint64_t v) const {
-  const uint64_t rem = v % fs_block_size_;
+  const uint64_t rem = fs_block_mask_ != 0 ? (v & fs_block_mask_) : v % fs_block_size_;
   if (rem == 0) return v;
   const uint64_t pad = fs_block_size_ - rem;
   return v > UINT64_MAX - pad ? UINT64_MAX : v + pad;
@@ -69,8 +70,7 @@ void ContainerReplayState::OnRecord(const BlockRecordPB& record, uint64_t offset
                       " bytes)");
         return;
       }
-      auto inserted = live_.try_emplace(id, BlockLocation{off, len});
-      if (!inserted.second) {
+      if (!live_.Insert(id, BlockLocation{off, len})) {
         Malformed(record, offset, "CREATE record for a block that is already live");
         return;
       }
@@ -84,15 +84,14 @@ void ContainerReplayState::OnRecord(const BlockRecordPB& record, uint64_t offset
       return;
     }
     case DELETE: {
-      auto it = live_.find(id);
-      if (it == live_.end()) {
+      BlockLocation erased;
+      if (!live_.Erase(id, &erased)) {
         Malformed(record, offset, "DELETE record for a block that is not live");
         return;
       }
-      const uint64_t ulen = static_cast<uint64_t>(it->second.length);
+      const uint64_t ulen = static_cast<uint64_t>(erased.length);
       live_bytes_ -= ulen;
       live_bytes_aligned_ -= AlignUp(ulen);
-      live_.erase(it);
       return;
     }
     default:

@@ -9,17 +9,10 @@
 #include <string>
 #include <vector>
 
-#include <absl/container/flat_hash_map.h>
-
+#include "kudu/fs/live_block_set.h"
 #include "kudu/fs/replay_outcome.h"
 
 namespace kudu {
-
-struct BlockLocation {
-  int64_t offset = 0;
-  int64_t length = 0;
-  bool operator==(const BlockLocation& o) const { return offset == o.offset && length == o.length; }
-};
 
 struct MalformedRecord {
   uint64_t block_id = 0;
@@ -41,9 +34,7 @@ class ContainerReplayState : public BlockRecordSink {
   // Hint: about how many records to expect, to size the live map once.
   void Reserve(size_t records);
 
-  using LiveMap = absl::flat_hash_map<uint64_t, BlockLocation>;
-  const LiveMap& live_blocks() const { return live_; }
-  LiveMap* mutable_live_blocks() { return &live_; }
+  const LiveBlockSet& live_blocks() const { return live_; }
   const std::vector<MalformedRecord>& malformed() const { return malformed_; }
 
   uint64_t live_count() const { return live_.size(); }
@@ -68,8 +59,11 @@ class ContainerReplayState : public BlockRecordSink {
   const uint64_t data_file_size_;
   const uint64_t data_start_;
   const uint64_t fs_block_size_;
+  // fs_block_size_ - 1 when it is a power of two (every real filesystem),
+  // else 0: aligning then needs no division, twice per CREATE.
+  const uint64_t fs_block_mask_;
 
-  LiveMap live_;
+  LiveBlockSet live_;
   std::vector<MalformedRecord> malformed_;
   uint64_t live_bytes_ = 0;
   uint64_t live_bytes_aligned_ = 0;

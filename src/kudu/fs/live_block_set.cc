@@ -1,0 +1,133 @@
+#include "kudu/fs/live_block_set.h"
+
+#include <algorithm>
+
+namespace kudu {
+
+void LiveBlockSet::Clear() {
+  hashed_ = false;
+  live_ = 0;
+  tombstones_ = 0;
+  sorted_.clear();
+  map_.clear();
+}
+
+void LiveBlockSet::Reserve(size_t n) {
+  if (hashed_) {
+    map_.reserve(n);
+  } else {
+    sorted_.reserve(n);
+  }
+}
+
+const LiveBlockSet::Slot* LiveBlockSet::FindSlot(uint64_t id) const {
+  // Interpolation first: a server's ids are close to evenly spaced within a
+  // container, so the first guess usually lands on the slot or next to it
+  // (a DELETE then costs one or two cache misses, where a binary search of
+  // a large container costs a dozen). A few rounds at most, then binary
+  // search of what is left, so uneven ids cost no more than log n.
+  size_t lo = 0, hi = sorted_.size();  // the slot, if any, is in [lo, hi)
+  for (int round = 0; round < 3 && hi - lo > 8; round++) {
+    const uint64_t first = sorted_[lo].id, last = sorted_[hi - 1].id;
+    if (id < first || id > last) return nullptr;
+    const size_t guess =
+        lo + static_cast<size_t>(static_cast<unsigned __int128>(id - first) * (hi - 1 - lo) /
+                                 (last - first));  // last > first: ids are distinct
+    const uint64_t at = sorted_[guess].id;
+    if (at == id) return &sorted_[guess];
+    if (at < id) {
+      lo = guess + 1;
+    } else {
+      hi = guess;
+    }
+  }
+  auto it = std::lower_bound(sorted_.begin() + static_cast<std::ptrdiff_t>(lo),
+                             sorted_.begin() + static_cast<std::ptrdiff_t>(hi), id,
+                             [](const Slot& s, uint64_t v) { return s.id < v; });
+  return it != sorted_.begin() + static_cast<std::ptrdiff_t>(hi) && it->id == id ? &*it : nullptr;
+}
+
+LiveBlockSet::Slot* LiveBlockSet::FindSlot(uint64_t id) {
+  return const_cast<Slot*>(static_cast<const LiveBlockSet*>(this)->FindSlot(id));
+}
+
+void LiveBlockSet::MoveToHashMap() {
+  map_.reserve(std::max(sorted_.capacity(), live_ + 1));
+  for (const Slot& s : sorted_) {
+    if (s.loc.length != kTombstone) map_.emplace(s.id, s.loc);
+  }
+  sorted_.clear();
+  sorted_.shrink_to_fit();
+  tombstones_ = 0;
+  hashed_ = true;
+}
+
+bool LiveBlockSet::Insert(uint64_t id, const BlockLocation& loc) {
+  if (!hashed_) {
+    if (sorted_.empty() || id > sorted_.back().id) {
+      sorted_.push_back(Slot{id, loc});
+      live_++;
+      return true;
+    }
+    Slot* s = FindSlot(id);
+    if (s != nullptr) {
+      if (s->loc.length != kTombstone) return false;
+      s->loc = loc;  // re-created after its DELETE: the order still holds
+      tombstones_--;
+      live_++;
+      return true;
+    }
+    MoveToHashMap();
+  }
+  if (!map_.try_emplace(id, loc).second) return false;
+  live_++;
+  return true;
+}
+
+bool LiveBlockSet::Erase(uint64_t id, BlockLocation* erased) {
+  if (hashed_) {
+    auto it = map_.find(id);
+    if (it == map_.end()) return false;
+    *erased = it->second;
+    map_.erase(it);
+    live_--;
+    return true;
+  }
+  Slot* s = FindSlot(id);
+  if (s == nullptr || s->loc.length == kTombstone) return false;
+  *erased = s->loc;
+  s->loc.length = kTombstone;
+  tombstones_++;
+  live_--;
+  CompactIfMostlyDead();
+  return true;
+}
+
+void LiveBlockSet::CompactIfMostlyDead() {
+  // Small vectors are not worth the pass.
+  constexpr size_t kMinSlots = 64;
+  if (tombstones_ <= live_ || sorted_.size() < kMinSlots) return;
+  sorted_.erase(std::remove_if(sorted_.begin(), sorted_.end(),
+                               [](const Slot& s) { return s.loc.length == kTombstone; }),
+                sorted_.end());
+  tombstones_ = 0;
+}
+
+const BlockLocation* LiveBlockSet::Find(uint64_t id) const {
+  if (hashed_) {
+    auto it = map_.find(id);
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  const Slot* s = FindSlot(id);
+  return s == nullptr || s->loc.length == kTombstone ? nullptr : &s->loc;
+}
+
+std::vector<std::pair<uint64_t, BlockLocation>> LiveBlockSet::SortedEntries() const {
+  std::vector<std::pair<uint64_t, BlockLocation>> out;
+  out.reserve(live_);
+  ForEach([&out](uint64_t id, const BlockLocation& loc) { out.emplace_back(id, loc); });
+  if (hashed_) std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+}  // namespace kudu

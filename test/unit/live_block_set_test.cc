@@ -1,0 +1,212 @@
+// LiveBlockSet against a std::map model: the sorted-vector representation
+// (ascending ids, tombstones, revivals) and the hash map it moves to when an
+// id arrives out of order must answer every query the same way.
+#include "kudu/fs/live_block_set.h"
+
+#include <algorithm>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "kudu/fs/seeded_random.h"
+
+namespace kudu {
+
+void PrintTo(const BlockLocation& l, std::ostream* os) {
+  *os << "{offset " << l.offset << ", length " << l.length << "}";
+}
+
+namespace {
+
+using Model = std::map<uint64_t, BlockLocation>;
+
+void ExpectSame(const Model& model, const LiveBlockSet& set) {
+  ASSERT_EQ(model.size(), set.size());
+  EXPECT_EQ(model.empty(), set.empty());
+  std::vector<std::pair<uint64_t, BlockLocation>> expected(model.begin(), model.end());
+  EXPECT_EQ(expected, set.SortedEntries());
+  std::vector<uint64_t> visited;
+  set.ForEach([&](uint64_t id, const BlockLocation& loc) {
+    visited.push_back(id);
+    auto it = model.find(id);
+    ASSERT_NE(it, model.end()) << id;
+    EXPECT_EQ(it->second, loc);
+  });
+  EXPECT_EQ(model.size(), visited.size());
+  if (!set.hashed()) {
+    // While sorted, the merge sees ids in order.
+    EXPECT_TRUE(std::is_sorted(visited.begin(), visited.end()));
+  }
+}
+
+TEST(LiveBlockSetTest, AscendingIdsStaySorted) {
+  LiveBlockSet set;
+  set.Reserve(4);
+  EXPECT_TRUE(set.Insert(10, {0, 5}));
+  EXPECT_TRUE(set.Insert(11, {4096, 7}));
+  EXPECT_TRUE(set.Insert(20, {8192, 0}));
+  EXPECT_FALSE(set.Insert(11, {1, 1})) << "11 is live";
+  EXPECT_FALSE(set.Insert(20, {1, 1})) << "20 is live (the last one)";
+  EXPECT_EQ(3u, set.size());
+  ASSERT_NE(nullptr, set.Find(11));
+  EXPECT_EQ((BlockLocation{4096, 7}), *set.Find(11));
+  EXPECT_EQ(nullptr, set.Find(12));
+  EXPECT_EQ(nullptr, set.Find(9));
+  EXPECT_EQ(nullptr, set.Find(21));
+  EXPECT_FALSE(set.hashed());
+}
+
+TEST(LiveBlockSetTest, DeleteLeavesATombstoneThatCanBeRevived) {
+  LiveBlockSet set;
+  ASSERT_TRUE(set.Insert(1, {0, 10}));
+  ASSERT_TRUE(set.Insert(2, {4096, 20}));
+  BlockLocation erased;
+  ASSERT_TRUE(set.Erase(1, &erased));
+  EXPECT_EQ((BlockLocation{0, 10}), erased);
+  EXPECT_FALSE(set.Erase(1, &erased)) << "a tombstone is not live";
+  EXPECT_FALSE(set.contains(1));
+  EXPECT_FALSE(set.Erase(3, &erased));
+  EXPECT_EQ(1u, set.size());
+  // Re-created after its DELETE: in place, still sorted.
+  ASSERT_TRUE(set.Insert(1, {8192, 30}));
+  EXPECT_FALSE(set.hashed());
+  EXPECT_EQ((BlockLocation{8192, 30}), *set.Find(1));
+  EXPECT_EQ(2u, set.size());
+  // A zero-length block is live, not a tombstone.
+  ASSERT_TRUE(set.Insert(5, {12288, 0}));
+  EXPECT_TRUE(set.contains(5));
+}
+
+TEST(LiveBlockSetTest, OutOfOrderIdMovesToTheHashMap) {
+  LiveBlockSet set;
+  ASSERT_TRUE(set.Insert(10, {0, 1}));
+  ASSERT_TRUE(set.Insert(30, {1, 1}));
+  BlockLocation erased;
+  ASSERT_TRUE(set.Erase(10, &erased));
+  ASSERT_TRUE(set.Insert(20, {2, 1}));  // between two ids, absent: order breaks
+  EXPECT_TRUE(set.hashed());
+  EXPECT_FALSE(set.contains(10)) << "the tombstone must not come back as live";
+  EXPECT_TRUE(set.contains(20));
+  EXPECT_TRUE(set.contains(30));
+  EXPECT_EQ(2u, set.size());
+  EXPECT_FALSE(set.Insert(30, {9, 9}));
+  ASSERT_TRUE(set.Erase(30, &erased));
+  EXPECT_EQ((BlockLocation{1, 1}), erased);
+  set.Clear();
+  EXPECT_FALSE(set.hashed());
+  EXPECT_TRUE(set.empty());
+  EXPECT_TRUE(set.Insert(5, {0, 1}));
+  EXPECT_FALSE(set.hashed());
+}
+
+// Lookups do not depend on the ids being evenly spaced (the search guesses
+// a position from the id): clustered and exponentially spaced ids, every
+// present id found, every id next to one not.
+TEST(LiveBlockSetTest, FindsIdsWhateverTheirSpacing) {
+  LiveBlockSet set;
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 0; i < 200; i++) ids.push_back(1000 + i);  // a dense cluster
+  for (int b = 11; b < 63; b++) ids.push_back(1ULL << b);      // then sparse
+  for (uint64_t i = 1; i <= 100; i++) ids.push_back((1ULL << 63) + i * 7);
+  ids.push_back(UINT64_MAX);
+  for (uint64_t id : ids) ASSERT_TRUE(set.Insert(id, {static_cast<int64_t>(id % 1000), 1}));
+  EXPECT_FALSE(set.hashed());
+  for (uint64_t id : ids) {
+    ASSERT_NE(nullptr, set.Find(id)) << id;
+    EXPECT_EQ(static_cast<int64_t>(id % 1000), set.Find(id)->offset);
+    if (id > 0 && !std::binary_search(ids.begin(), ids.end(), id - 1)) {
+      EXPECT_EQ(nullptr, set.Find(id - 1)) << id - 1;
+    }
+    if (id < UINT64_MAX && !std::binary_search(ids.begin(), ids.end(), id + 1)) {
+      EXPECT_EQ(nullptr, set.Find(id + 1)) << id + 1;
+    }
+  }
+  EXPECT_EQ(nullptr, set.Find(0));
+  EXPECT_EQ(nullptr, set.Find(999));
+}
+
+// Memory follows the live blocks, not the records: a million CREATE +
+// DELETE pairs leave a handful of slots.
+TEST(LiveBlockSetTest, TombstonesAreDroppedWhenTheyOutnumberLiveBlocks) {
+  LiveBlockSet set;
+  BlockLocation erased;
+  ASSERT_TRUE(set.Insert(1, {0, 1}));  // stays live throughout
+  for (uint64_t id = 2; id < 1000000; id++) {
+    ASSERT_TRUE(set.Insert(id, {0, 1}));
+    ASSERT_TRUE(set.Erase(id, &erased));
+  }
+  EXPECT_FALSE(set.hashed());
+  EXPECT_EQ(1u, set.size());
+  EXPECT_LE(set.slot_count(), 64u);
+  EXPECT_TRUE(set.contains(1));
+  // Half live, half dead: tombstones may stay, but never more than live + 64.
+  for (uint64_t id = 1000000; id < 1010000; id++) {
+    ASSERT_TRUE(set.Insert(id, {0, 1}));
+    if (id % 2 == 0) ASSERT_TRUE(set.Erase(id, &erased));
+  }
+  EXPECT_EQ(5001u, set.size());
+  EXPECT_LE(set.slot_count(), 2 * set.size() + 64);
+  // A compacted-away id can come back: out of order now, so hashed, and right.
+  ASSERT_TRUE(set.Insert(2, {7, 7}));
+  EXPECT_TRUE(set.hashed());
+  EXPECT_EQ(5002u, set.size());
+  EXPECT_EQ((BlockLocation{7, 7}), *set.Find(2));
+}
+
+// Random operation streams, from mostly ascending (what a server writes) to
+// fully random ids; every step checked against the model.
+class LiveBlockSetRandomTest : public ::testing::TestWithParam<double> {};
+
+TEST_P(LiveBlockSetRandomTest, MatchesAMap) {
+  const double out_of_order_share = GetParam();
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    fs::SeededRandom rnd(seed);
+    LiveBlockSet set;
+    Model model;
+    uint64_t next_id = 1000;
+    for (int step = 0; step < 2000; step++) {
+      const uint64_t op = rnd.Uniform(10);
+      if (op < 6) {
+        uint64_t id;
+        if (rnd.NextDouble() < out_of_order_share) {
+          id = rnd.Uniform(next_id + 10);  // anything, perhaps live, perhaps dead
+        } else {
+          id = next_id;
+          next_id += 1 + rnd.Uniform(3);
+        }
+        const BlockLocation loc{static_cast<int64_t>(rnd.Uniform(1 << 20)),
+                                static_cast<int64_t>(rnd.Uniform(5000))};
+        const bool inserted = model.emplace(id, loc).second;
+        ASSERT_EQ(inserted, set.Insert(id, loc)) << "seed " << seed << " step " << step;
+      } else if (op < 9) {
+        // Mostly ids that were created; sometimes ids that never were.
+        const uint64_t id = rnd.Uniform(next_id + 5);
+        auto it = model.find(id);
+        BlockLocation erased;
+        ASSERT_EQ(it != model.end(), set.Erase(id, &erased)) << "seed " << seed << " step " << step;
+        if (it != model.end()) {
+          EXPECT_EQ(it->second, erased);
+          model.erase(it);
+        }
+      } else {
+        const uint64_t id = rnd.Uniform(next_id + 5);
+        auto it = model.find(id);
+        const BlockLocation* got = set.Find(id);
+        ASSERT_EQ(it != model.end(), got != nullptr) << "seed " << seed << " step " << step;
+        if (got != nullptr) {
+          EXPECT_EQ(it->second, *got);
+        }
+      }
+    }
+    ExpectSame(model, set);
+    if (out_of_order_share == 0) {
+      EXPECT_FALSE(set.hashed()) << "ascending ids never need hashing";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OutOfOrderShare, LiveBlockSetRandomTest,
+                         ::testing::Values(0.0, 0.001, 0.05, 1.0));
+
+}  // namespace
+}  // namespace kudu
