@@ -290,9 +290,10 @@ void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* repla
   // thread's other containers). Blocks of a failed container are merged
   // too: the map is not published then, but a duplicate id is still worth
   // reporting.
-  for (const auto& kv : state.live_blocks()) {
-    merge->items.Add(kv.first, BlockMapEntry{index, kv.second.offset, kv.second.length});
-  }
+  merge->items.Reserve(state.live_count());
+  state.live_blocks().ForEach([merge, index](uint64_t id, const BlockLocation& loc) {
+    merge->items.Add(id, BlockMapEntry{index, loc.offset, loc.length});
+  });
   if (merge->items.size() >= MergeBuffer::kFlushBlocks) FlushMergeBuffer(shared, merge);
 }
 
@@ -545,9 +546,6 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
     Snapshot(shared, &result->replay);
     return usage_failure(probe);
   }
-  LOG(INFO) << "Opening " << total << " log block containers in " << opts.data_dirs.size()
-            << " data dirs (" << opts.threads_per_dir << " threads per dir, replay strategy "
-            << StrategyChoiceName(opts.policy.choice) << ")";
 
   // The block map sized once for every CREATE record the files can hold,
   // so that merges do not rehash it shard by shard as it fills.
@@ -621,6 +619,12 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
         });
       }
     }
+    // Logged once the replay threads run: glog's timestamp can cost a disk
+    // read after a reboot (glibc stats /etc/localtime), which would
+    // otherwise delay every replay.
+    LOG(INFO) << "Opening " << total << " log block containers in " << opts.data_dirs.size()
+              << " data dirs (" << opts.threads_per_dir << " threads per dir, replay strategy "
+              << StrategyChoiceName(opts.policy.choice) << ")";
     for (auto& p : pools) p->Wait();
     // Every position was claimed: the read-aheads end (uring: their I/O
     // threads exit) before the budget and stats they use go away.
