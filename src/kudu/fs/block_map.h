@@ -8,6 +8,7 @@
 // two shard locks (so there is no lock order to get wrong).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -51,10 +52,16 @@ class BlockMap {
     }
     size_t size() const { return size_; }
     // Room for `more` entries spread over the shards (ids hash evenly), so
-    // that adding a container's blocks does not regrow 32 vectors.
+    // that adding a large container's blocks does not regrow 32 vectors
+    // step by step. Grows geometrically: a reserve of exactly size + more
+    // per small container would copy each shard again and again.
     void Reserve(size_t more) {
       const size_t per_shard = more / kNumShards + more / (4 * kNumShards) + 16;
-      for (std::vector<Item>& s : shards_) s.reserve(s.size() + per_shard);
+      for (std::vector<Item>& s : shards_) {
+        if (s.capacity() < s.size() + per_shard) {
+          s.reserve(std::max(2 * s.capacity(), s.size() + per_shard));
+        }
+      }
     }
 
    private:
