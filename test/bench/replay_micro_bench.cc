@@ -1,7 +1,9 @@
 // Micro-benchmarks of the replay hot path (Google Benchmark): the in-memory
 // record loop (frame + CRC + parse + apply) per record, CRC-32C by buffer
 // size, AES-CTR throughput, block-map inserts, the open's block-map merge
-// (locked inserts vs per-shard batches) and the floor's whole-file CRC. Run:
+// (locked inserts vs per-shard batches), a container's live set (the sorted
+// vector while ids ascend vs the hash map it falls back to) and the floor's
+// whole-file CRC. Run:
 //   build/bin/replay_micro_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
@@ -18,6 +20,7 @@
 #include "kudu/fs/buffer_record_source.h"
 #include "kudu/fs/container_replay_state.h"
 #include "kudu/fs/fs.pb.h"
+#include "kudu/fs/live_block_set.h"
 #include "kudu/fs/record_replay_loop.h"
 #include "kudu/util/crc32c.h"
 #include "kudu/util/encryption.h"
@@ -203,6 +206,37 @@ void BM_FloorCrcWholeFile(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * image.size());
 }
 BENCHMARK(BM_FloorCrcWholeFile)->Arg(100000);
+
+// A container's live set under the workload a server writes: CREATEs with
+// ascending ids (gaps: other containers' blocks), one DELETE of a random
+// earlier block per 9 CREATEs. Arg 1 shuffles the CREATE ids, which makes
+// the set use its hash map from the first out-of-order id: the cost the
+// sorted vector saves.
+void BM_LiveBlockSet(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const bool shuffled = state.range(1) != 0;
+  std::mt19937_64 rng(11);
+  std::vector<uint64_t> ids(n);
+  uint64_t id = rng() >> 24;
+  for (auto& v : ids) v = (id += 1 + rng() % 4);
+  if (shuffled) std::shuffle(ids.begin(), ids.end(), rng);
+  std::vector<size_t> victims;  // index into ids of the block each DELETE removes
+  for (size_t i = 9; i < n; i += 9) victims.push_back(rng() % i);
+  for (auto _ : state) {
+    LiveBlockSet set;
+    set.Reserve(n);
+    BlockLocation erased;
+    size_t next_victim = 0;
+    for (size_t i = 0; i < n; i++) {
+      set.Insert(ids[i], BlockLocation{static_cast<int64_t>(i) * 4096, 100});
+      if (i % 9 == 8 && next_victim < victims.size()) set.Erase(ids[victims[next_victim++]], &erased);
+    }
+    benchmark::DoNotOptimize(set.size());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * (n + n / 9)));
+}
+BENCHMARK(BM_LiveBlockSet)->Args({30000, 0})->Args({30000, 1})->Args({1000000, 0})->Args({1000000, 1})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace kudu

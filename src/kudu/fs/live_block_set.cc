@@ -30,9 +30,12 @@ const LiveBlockSet::Slot* LiveBlockSet::FindSlot(uint64_t id) const {
   for (int round = 0; round < 3 && hi - lo > 8; round++) {
     const uint64_t first = sorted_[lo].id, last = sorted_[hi - 1].id;
     if (id < first || id > last) return nullptr;
+    // In double: a 128-bit integer division is a library call that costs
+    // more than the cache misses the guess saves. Rounding can only move
+    // the guess, never out of [lo, hi - 1].
+    const double fraction = static_cast<double>(id - first) / static_cast<double>(last - first);
     const size_t guess =
-        lo + static_cast<size_t>(static_cast<unsigned __int128>(id - first) * (hi - 1 - lo) /
-                                 (last - first));  // last > first: ids are distinct
+        lo + std::min(hi - 1 - lo, static_cast<size_t>(fraction * static_cast<double>(hi - 1 - lo)));
     const uint64_t at = sorted_[guess].id;
     if (at == id) return &sorted_[guess];
     if (at < id) {
@@ -62,13 +65,9 @@ void LiveBlockSet::MoveToHashMap() {
   hashed_ = true;
 }
 
-bool LiveBlockSet::Insert(uint64_t id, const BlockLocation& loc) {
+bool LiveBlockSet::InsertSlow(uint64_t id, BlockLocation loc) {
   if (!hashed_) {
-    if (sorted_.empty() || id > sorted_.back().id) {
-      sorted_.push_back(Slot{id, loc});
-      live_++;
-      return true;
-    }
+    // Not past the last id: a live id, a tombstone, or out of order.
     Slot* s = FindSlot(id);
     if (s != nullptr) {
       if (s->loc.length != kTombstone) return false;

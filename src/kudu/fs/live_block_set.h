@@ -33,7 +33,17 @@ struct BlockLocation {
 class LiveBlockSet {
  public:
   // Adds `id` unless it is live already (then returns false, changing nothing).
-  bool Insert(uint64_t id, const BlockLocation& loc);
+  // The common case, the next ascending id, is an inline append; `loc` by
+  // value travels in registers (a reference to the caller's freshly built
+  // temporary made every call stall on store forwarding).
+  bool Insert(uint64_t id, BlockLocation loc) {
+    if (!hashed_ && (sorted_.empty() || id > sorted_.back().id)) {
+      sorted_.push_back(Slot{id, loc});
+      live_++;
+      return true;
+    }
+    return InsertSlow(id, loc);
+  }
   // Removes `id` and returns where it was; false if it is not live.
   bool Erase(uint64_t id, BlockLocation* erased);
   // Where a live block is; nullptr if `id` is not live.
@@ -77,6 +87,7 @@ class LiveBlockSet {
   Slot* FindSlot(uint64_t id);
   const Slot* FindSlot(uint64_t id) const;
   void MoveToHashMap();
+  bool InsertSlow(uint64_t id, BlockLocation loc);
   // Drops the tombstones once they outnumber the live blocks, so that memory
   // follows the live count (a container whose blocks were mostly deleted,
   // or a million CREATE + DELETE pairs), not the record count. Each
