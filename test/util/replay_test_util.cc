@@ -10,7 +10,7 @@ void CapturingSink::OnRecord(const BlockRecordPB& record, uint64_t offset) {
 }
 
 StrategyRun RunStrategy(ReplayStrategyKind kind, const std::string& path, const ServerKey* key,
-                        size_t window_bytes) {
+                        size_t window_bytes, DirectReadMode direct_read) {
   StrategyRun run;
   std::unique_ptr<RandomAccessFile> file;
   Status s = RandomAccessFile::Open(path, key, &file);
@@ -21,6 +21,7 @@ StrategyRun RunStrategy(ReplayStrategyKind kind, const std::string& path, const 
   }
   ReplayStrategyOptions opts;
   opts.window_bytes = window_bytes;
+  opts.direct_read = direct_read;
   std::unique_ptr<MetadataReplayStrategy> strategy = NewReplayStrategy(kind, opts);
   if (!strategy) {
     run.outcome.kind = ReplayOutcome::Kind::kIOError;
@@ -47,15 +48,27 @@ std::vector<ReplayStrategyKind> KindsFor(bool encrypted) {
 std::string CompareWithStreaming(const std::string& path, const ServerKey* key,
                                  size_t window_bytes) {
   StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path, key);
+  struct Variant {
+    ReplayStrategyKind kind;
+    DirectReadMode direct_read;
+  };
+  std::vector<Variant> variants;
   for (ReplayStrategyKind kind : KindsFor(key != nullptr)) {
-    StrategyRun run = RunStrategy(kind, path, key, window_bytes);
+    variants.push_back({kind, DirectReadMode::kCold});
+    const bool in_memory =
+        kind == ReplayStrategyKind::kInMemory || kind == ReplayStrategyKind::kEncryptedInMemory;
+    if (in_memory && window_bytes == 4096) variants.push_back({kind, DirectReadMode::kAlways});
+  }
+  for (const Variant& v : variants) {
+    StrategyRun run = RunStrategy(v.kind, path, key, window_bytes, v.direct_read);
+    const std::string name = std::string(ReplayStrategyName(v.kind)) +
+                             (v.direct_read == DirectReadMode::kAlways ? " (direct read)" : "");
     if (!run.outcome.SameAs(ref.outcome)) {
-      return std::string(ReplayStrategyName(kind)) + " outcome '" + run.outcome.ToString() +
-             "' differs from streaming's '" + ref.outcome.ToString() + "'";
+      return name + " outcome '" + run.outcome.ToString() + "' differs from streaming's '" +
+             ref.outcome.ToString() + "'";
     }
     if (run.records != ref.records) {
-      return std::string(ReplayStrategyName(kind)) + " delivered " +
-             std::to_string(run.records.size()) + " records, streaming " +
+      return name + " delivered " + std::to_string(run.records.size()) + " records, streaming " +
              std::to_string(ref.records.size()) + " (or different bytes/offsets)";
     }
   }

@@ -481,6 +481,7 @@ void Snapshot(const SharedOpenState& shared, ReplayStatsSnapshot* out) {
   out->readahead_skipped = shared.stats.readahead_skipped.load();
   out->readahead_failed = shared.stats.readahead_failed.load();
   out->prefetched_reads = shared.stats.prefetched_reads.load();
+  out->direct_reads = shared.stats.direct_reads.load();
 }
 
 }  // namespace
@@ -698,7 +699,8 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
             << " readahead_files=" << st.readahead_files
             << " readahead_bytes=" << st.readahead_bytes
             << " readahead_skipped=" << st.readahead_skipped
-            << " prefetched_reads=" << st.prefetched_reads;
+            << " prefetched_reads=" << st.prefetched_reads
+            << " direct_reads=" << st.direct_reads;
 
   if (opts.repair) {
     result->repaired = true;

@@ -89,6 +89,7 @@ struct ReplayStatsSnapshot {
   uint64_t readahead_skipped = 0;
   uint64_t readahead_failed = 0;
   uint64_t prefetched_reads = 0;
+  uint64_t direct_reads = 0;  // metadata reads that bypassed the page cache
 };
 
 struct OpenTiming {

@@ -16,6 +16,7 @@ ContainerReplayer::ContainerReplayer(const ReplayPolicyOptions& opts, ByteBudget
   if (!factory_) {
     ReplayStrategyOptions sopts;
     sopts.window_bytes = opts_.window_bytes ? opts_.window_bytes : sopts.window_bytes;
+    sopts.direct_read = opts_.direct_read;
     factory_ = [sopts](ReplayStrategyKind k) { return NewReplayStrategy(k, sopts); };
   }
 }
@@ -93,6 +94,7 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
     stats_->Add(stats_->metadata_read_syscalls, file->stats().read_syscalls);
     stats_->Add(stats_->metadata_bytes_read, file->stats().bytes_read);
     stats_->Add(stats_->prefetched_reads, file->stats().prefetched_reads);
+    stats_->Add(stats_->direct_reads, file->stats().direct_reads);
   }
   return result;
 }

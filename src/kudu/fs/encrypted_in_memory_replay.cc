@@ -15,11 +15,13 @@ ReplayOutcome EncryptedInMemoryReplay::Replay(RandomAccessFile* file, BlockRecor
         0, 0);
   }
   const uint64_t start = file->encryption_header_size();
-  const uint64_t payload = file->size() - start;
-  std::unique_ptr<uint8_t[]> buf(new uint8_t[payload ? payload : 1]);
-  Status s = file->ReadRaw(start, buf.get(), payload);
+  // The payload, at its file offsets (a read past the page cache reads the
+  // 64-byte header again: it must start at an aligned offset).
+  AlignedBytes buf;
+  Status s = ReadWholeFile(file, direct_read_, start, &buf, &last_read_direct_);
   if (!s.ok()) return MakeReplayOutcome(s, start, 0);
-  DecryptedBufferSource source(file->filename(), buf.get(), start, file->size(), file->cipher());
+  DecryptedBufferSource source(file->filename(), buf.get() + start, start, file->size(),
+                               file->cipher());
   s = source.Prepare(&zero_runs_);
   if (!s.ok()) return MakeReplayOutcome(s.CloneAndPrepend(file->filename()), start, 0);
   return ReplayRecordsFrom(&source, &scratch_, sink);

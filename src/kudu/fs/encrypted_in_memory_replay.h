@@ -1,4 +1,5 @@
-// Encrypted-InMemory: one read of the ciphertext, one AES-CTR pass over the
+// Encrypted-InMemory: one read of the ciphertext (the whole file, through
+// the page cache or past it: whole_file_read.h), one AES-CTR pass over the
 // whole payload with one cipher context, decrypting in place; the all-zero
 // rule is kept exact by a ZeroRunIndex built before decryption (see
 // decrypted_buffer_source.h), so a zero-filled tail is recognised exactly as
@@ -7,17 +8,24 @@
 
 #include "kudu/fs/fs.pb.h"
 #include "kudu/fs/metadata_replay_strategy.h"
+#include "kudu/fs/whole_file_read.h"
 #include "kudu/fs/zero_run_index.h"
 
 namespace kudu {
 
 class EncryptedInMemoryReplay : public MetadataReplayStrategy {
  public:
+  explicit EncryptedInMemoryReplay(DirectReadMode direct_read = DirectReadMode::kCold)
+      : direct_read_(direct_read) {}
   ReplayStrategyKind kind() const override { return ReplayStrategyKind::kEncryptedInMemory; }
   // A plain file is refused (IOError outcome): use InMemory for it.
   ReplayOutcome Replay(RandomAccessFile* file, BlockRecordSink* sink) override;
+  // Whether the last Replay read its file past the page cache (tests).
+  bool last_read_direct() const { return last_read_direct_; }
 
  private:
+  const DirectReadMode direct_read_;
+  bool last_read_direct_ = false;
   BlockRecordPB scratch_;
   ZeroRunIndex zero_runs_;
 };

@@ -13,12 +13,11 @@ ReplayOutcome InMemoryReplay::Replay(RandomAccessFile* file, BlockRecordSink* si
     return MakeReplayOutcome(
         Status::NotSupported(file->filename() + ": InMemory replay needs a plain file"), 0, 0);
   }
-  const uint64_t size = file->size();
   // Not zero-initialised: every byte is overwritten by the read.
-  std::unique_ptr<uint8_t[]> buf(new uint8_t[size ? size : 1]);
-  Status s = file->ReadRaw(0, buf.get(), size);
+  AlignedBytes buf;
+  Status s = ReadWholeFile(file, direct_read_, 0, &buf, &last_read_direct_);
   if (!s.ok()) return MakeReplayOutcome(s, 0, 0);
-  BufferRecordSource source(file->filename(), buf.get(), 0, size);
+  BufferRecordSource source(file->filename(), buf.get(), 0, file->size());
   return ReplayRecordsFrom(&source, &scratch_, sink);
 }
 

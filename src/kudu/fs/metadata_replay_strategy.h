@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "kudu/fs/replay_outcome.h"
+#include "kudu/fs/whole_file_read.h"
 
 namespace kudu {
 
@@ -43,6 +44,8 @@ class MetadataReplayStrategy {
 struct ReplayStrategyOptions {
   // Window size of the Windowed strategy.
   size_t window_bytes = 4 * 1024 * 1024;
+  // How InMemory and Encrypted-InMemory read their file (whole_file_read.h).
+  DirectReadMode direct_read = DirectReadMode::kCold;
 };
 
 std::unique_ptr<MetadataReplayStrategy> NewReplayStrategy(ReplayStrategyKind kind,

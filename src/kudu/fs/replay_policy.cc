@@ -27,6 +27,16 @@ DEFINE_uint64(log_container_metadata_replay_budget_wait_ms, 1000,
               "replays with bounded memory instead. Waiting wins: an in-memory replay "
               "releases its bytes within milliseconds, while streaming a large file costs "
               "two system calls per record.");
+DEFINE_string(log_container_metadata_replay_direct_io, "cold",
+              "How the in-memory metadata replay reads a file. 'cold': a file of at least "
+              "256 KiB that is not all in the page cache (cachestat(2), Linux 6.5+) is read "
+              "with O_DIRECT, straight into the replay buffer: after a reboot this saves the "
+              "kernel's page-cache fill and copy (CPU on the startup's critical path) and "
+              "leaves the cache to data that is read again; cached files are read normally. "
+              "'never': always through the page cache. 'always': O_DIRECT whenever the "
+              "filesystem allows it (for tests and benchmarks). Filesystems that refuse "
+              "O_DIRECT (tmpfs) are read normally; the bytes, and so the replay, are the same "
+              "either way.");
 DEFINE_uint64(log_container_metadata_replay_window_bytes, 4ULL << 20,
               "Window of the windowed metadata replay: the fixed buffer, per replay thread, "
               "through which metadata files above the in-memory threshold, and files the "
@@ -76,6 +86,7 @@ Status ReplayPolicyOptions::FromFlags(ReplayPolicyOptions* opts) {
   opts->budget_wait_ms = FLAGS_log_container_metadata_replay_budget_wait_ms;
   const uint64_t window = FLAGS_log_container_metadata_replay_window_bytes;
   opts->window_bytes = window == 0 ? 0 : std::max<uint64_t>(window, kMinWindowBufferBytes);
+  RETURN_NOT_OK(ParseDirectReadMode(FLAGS_log_container_metadata_replay_direct_io, &opts->direct_read));
   return Status::OK();
 }
 

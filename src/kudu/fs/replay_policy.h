@@ -30,6 +30,8 @@ struct ReplayPolicyOptions {
   // Window of the Windowed strategy; 0 when it is not available, in which
   // case the bounded-memory path is Streaming.
   uint64_t window_bytes = 0;
+  // How the in-memory strategies read a file (whole_file_read.h).
+  DirectReadMode direct_read = DirectReadMode::kCold;
 
   // From the --log_container_metadata_* flags.
   static Status FromFlags(ReplayPolicyOptions* opts);

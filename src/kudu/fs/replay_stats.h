@@ -33,6 +33,7 @@ struct ReplayStats {
   std::atomic<uint64_t> readahead_skipped{0};
   std::atomic<uint64_t> readahead_failed{0};
   std::atomic<uint64_t> prefetched_reads{0};
+  std::atomic<uint64_t> direct_reads{0};  // metadata reads past the page cache
 
   void Add(std::atomic<uint64_t>& c, uint64_t n) { c.fetch_add(n, std::memory_order_relaxed); }
   uint64_t containers(ReplayStrategyKind k) const {

@@ -21,8 +21,9 @@ std::unique_ptr<MetadataReplayStrategy> NewReplayStrategy(ReplayStrategyKind kin
                                                           const ReplayStrategyOptions& opts) {
   switch (kind) {
     case ReplayStrategyKind::kStreaming: return std::make_unique<StreamingReplay>();
-    case ReplayStrategyKind::kInMemory: return std::make_unique<InMemoryReplay>();
-    case ReplayStrategyKind::kEncryptedInMemory: return std::make_unique<EncryptedInMemoryReplay>();
+    case ReplayStrategyKind::kInMemory: return std::make_unique<InMemoryReplay>(opts.direct_read);
+    case ReplayStrategyKind::kEncryptedInMemory:
+      return std::make_unique<EncryptedInMemoryReplay>(opts.direct_read);
     case ReplayStrategyKind::kWindowed: return std::make_unique<WindowedReplay>(opts.window_bytes);
     case ReplayStrategyKind::kNumKinds: break;
   }

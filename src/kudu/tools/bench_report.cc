@@ -408,6 +408,7 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
         s["readahead_files"] = first.readahead_files;
         s["readahead_skipped"] = first.readahead_skipped;
         s["prefetched_reads"] = first.prefetched_reads;
+        s["direct_reads"] = first.direct_reads;
       }
       ojson runs = ojson::array();
       for (const RunMetrics& m : v.runs) {

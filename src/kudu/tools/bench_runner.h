@@ -148,6 +148,7 @@ struct RunMetrics {
   uint64_t readahead_files = 0;
   uint64_t readahead_skipped = 0;
   uint64_t prefetched_reads = 0;
+  uint64_t direct_reads = 0;  // metadata reads past the page cache (O_DIRECT)
   // Metadata bytes in the page cache when the run started (cold runs: the
   // check that the eviction worked); -1 when not measured.
   int64_t cached_bytes_at_start = -1;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -216,6 +217,74 @@ void RandomAccessFile::Prefetch(uint64_t offset, uint64_t len) {
     ::posix_fadvise(fd_, static_cast<off_t>(o),
                     static_cast<off_t>(std::min(kPrefetchChunkBytes, end - o)), POSIX_FADV_WILLNEED);
   }
+}
+
+int64_t RandomAccessFile::CachedBytesQuick() const {
+#ifdef __NR_cachestat
+  constexpr long kCachestat = __NR_cachestat;
+#else
+  constexpr long kCachestat = 451;  // the same on every architecture (asm-generic)
+#endif
+  struct {
+    uint64_t off, len;  // len 0: to the end of the file
+  } range{0, 0};
+  struct {
+    uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+  } cs{};
+  if (::syscall(kCachestat, fd_, &range, &cs, 0) != 0) return -1;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  return std::min<int64_t>(static_cast<int64_t>(cs.nr_cache) * page, static_cast<int64_t>(size_));
+}
+
+Status RandomAccessFile::ReadRawDirect(uint8_t* buf, size_t n, bool* direct) {
+  *direct = false;
+  if (n == 0) return Status::OK();
+  int dfd;
+  do {
+    dfd = ::open(filename_.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  } while (dfd < 0 && errno == EINTR);
+  if (dfd < 0) return PreadFully(0, buf, n);  // O_DIRECT refused: a normal read
+  const size_t capacity = DirectReadCapacity(n);
+  size_t done = 0;
+  Status s;
+  while (done < n) {
+    IoFault fault = IoFaultInjector::OnCall(IoOp::kRead, filename_);
+    const ssize_t want = FaultedLength(fault, capacity - done);
+    ssize_t r;
+    if (want <= 0) {
+      r = want;
+    } else {
+      // Always the aligned length O_DIRECT needs; an injected short read
+      // is the kernel reading more and the caller seeing less.
+      r = ::pread(dfd, buf + done, capacity - done, static_cast<off_t>(done));
+      if (r > want) r = want;
+    }
+    stats_.read_syscalls++;
+    g_read_syscalls.fetch_add(1, std::memory_order_relaxed);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EINVAL && done == 0 && fault == IoFault::kNone) break;  // refused at the first read
+      s = Status::FromErrno(OffsetContext(filename_, "read", done, n - done), errno);
+      break;
+    }
+    if (r == 0) {
+      s = Status::IOError(OffsetContext(filename_, "read", 0, n),
+                          "file ended after " + std::to_string(done) + " bytes");
+      break;
+    }
+    const size_t useful = std::min<size_t>(static_cast<size_t>(r), n - done);
+    stats_.direct_reads++;
+    stats_.bytes_read += useful;
+    g_bytes_read.fetch_add(useful, std::memory_order_relaxed);
+    done += useful;
+    *direct = true;
+    // O_DIRECT needs aligned offsets: after a short read, finish normally.
+    if (done < n && done % kDirectReadAlignment != 0) break;
+  }
+  ::close(dfd);
+  if (!s.ok()) return s;
+  if (done < n) return PreadFully(done, buf + done, n - done);
+  return Status::OK();
 }
 
 void RandomAccessFile::AdoptPrefetched(PrefetchedBytes bytes) { prefetched_ = std::move(bytes); }

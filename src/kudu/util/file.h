@@ -26,6 +26,8 @@ struct FileIoStats {
   // Reads served from bytes read ahead into memory (PrefetchedBytes): no
   // system call, so not in read_syscalls; their bytes are in bytes_read.
   uint64_t prefetched_reads = 0;
+  // Of read_syscalls, the reads that bypassed the page cache (O_DIRECT).
+  uint64_t direct_reads = 0;
 };
 
 // Bytes of a file read ahead of time into memory (by UringFileReader, for
@@ -80,6 +82,25 @@ class RandomAccessFile {
   // Bytes of the file in the page cache now (mincore on a mapping; not a
   // read), or -1 if that cannot be learned. For cold-start benchmarks.
   int64_t CachedBytes() const;
+  // The same from one cachestat(2) call (Linux >= 6.5; not a read, no
+  // mapping): cheap enough to ask before every large read. -1 where the
+  // kernel does not have it.
+  int64_t CachedBytesQuick() const;
+
+  // Reads raw [0, n) (n <= size()) past the page cache: O_DIRECT, on a
+  // second descriptor opened for this read, straight into `buf`, which must
+  // be aligned to kDirectReadAlignment and hold DirectReadCapacity(n) bytes.
+  // No copy out of the page cache, and the cache is not filled with bytes
+  // that are read once. Each pread is counted and asks the fault injector
+  // like any read. Where the filesystem refuses O_DIRECT (tmpfs: EINVAL at
+  // open or at the first read) it reads normally and sets *direct = false;
+  // a read that stops short of an aligned offset (an injected short read,
+  // a file that changed) is finished normally.
+  Status ReadRawDirect(uint8_t* buf, size_t n, bool* direct);
+  static constexpr size_t kDirectReadAlignment = 4096;
+  static size_t DirectReadCapacity(size_t n) {
+    return (n + kDirectReadAlignment - 1) / kDirectReadAlignment * kDirectReadAlignment;
+  }
 
   // From now on, reads (Read, ReadRaw) of bytes inside `bytes` are served from
   // memory: each is still one read for the fault injector (a fault applies

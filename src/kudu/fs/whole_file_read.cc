@@ -1,0 +1,62 @@
+#include "kudu/fs/whole_file_read.h"
+
+#include <algorithm>
+#include <new>
+
+#include "kudu/util/file.h"
+
+namespace kudu {
+
+Status ParseDirectReadMode(const std::string& name, DirectReadMode* mode) {
+  if (name == "cold") {
+    *mode = DirectReadMode::kCold;
+  } else if (name == "always") {
+    *mode = DirectReadMode::kAlways;
+  } else if (name == "never") {
+    *mode = DirectReadMode::kNever;
+  } else {
+    return Status::InvalidArgument(
+        "--log_container_metadata_replay_direct_io must be cold, always or never, got '" + name +
+        "'");
+  }
+  return Status::OK();
+}
+
+const char* DirectReadModeName(DirectReadMode mode) {
+  switch (mode) {
+    case DirectReadMode::kNever: return "never";
+    case DirectReadMode::kCold: return "cold";
+    case DirectReadMode::kAlways: return "always";
+  }
+  return "?";
+}
+
+namespace {
+
+bool ShouldReadPastCache(RandomAccessFile* file, DirectReadMode mode) {
+  // Bytes the uring read-ahead already holds in memory are cheaper still.
+  if (mode == DirectReadMode::kNever || file->prefetched_size() > 0) return false;
+  if (mode == DirectReadMode::kAlways) return true;
+  if (file->size() < kMinDirectReadBytes) return false;
+  const int64_t cached = file->CachedBytesQuick();
+  // A kernel without cachestat: stay with the page cache, the safe default.
+  return cached >= 0 && static_cast<uint64_t>(cached) < file->size();
+}
+
+}  // namespace
+
+Status ReadWholeFile(RandomAccessFile* file, DirectReadMode mode, uint64_t from, AlignedBytes* out,
+                     bool* direct) {
+  const uint64_t size = file->size();
+  const size_t capacity = RandomAccessFile::DirectReadCapacity(size ? size : 1);
+  static_assert(static_cast<size_t>(kReadBufferAlignment) == RandomAccessFile::kDirectReadAlignment,
+                "the buffer must be aligned as O_DIRECT needs");
+  // Not zero-initialised: every byte the replay reads is overwritten by the read.
+  out->reset(new (kReadBufferAlignment) uint8_t[capacity]);
+  *direct = false;
+  if (ShouldReadPastCache(file, mode)) return file->ReadRawDirect(out->get(), size, direct);
+  from = std::min(from, size);
+  return file->ReadRaw(from, out->get() + from, size - from);
+}
+
+}  // namespace kudu

@@ -1,0 +1,61 @@
+// How the in-memory strategies read a metadata file: whole, in one read,
+// either through the page cache or past it (O_DIRECT).
+//
+// A tablet server reads each container's metadata once, at startup. After a
+// reboot none of it is in the page cache, and a normal read makes the kernel
+// fill the cache and then copy every byte out of it: CPU on the open's
+// critical path (~0.4 ms per MiB here) for pages nobody reads again. Read
+// with O_DIRECT the device writes straight into the replay buffer. When the
+// file is already cached (a process restart, or the fadvise read-ahead of
+// the open got to it first) the normal read is a copy from memory and
+// cheaper than going to the device, so the default reads past the cache
+// only what cachestat(2) says is not all in it. Either way it is one read
+// system call of the same bytes: what the replay sees cannot differ.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "kudu/util/status.h"
+
+namespace kudu {
+
+class RandomAccessFile;
+
+enum class DirectReadMode {
+  kNever,   // always through the page cache
+  kCold,    // past it when the file is large and not all cached (default)
+  kAlways,  // past it whenever the filesystem allows (tests, benchmarks)
+};
+
+// Parses --log_container_metadata_replay_direct_io ("cold", "always", "never").
+Status ParseDirectReadMode(const std::string& name, DirectReadMode* mode);
+const char* DirectReadModeName(DirectReadMode mode);
+
+// Files smaller than this are read through the page cache even when cold:
+// the copy it saves is small next to the device's latency, and the many
+// small containers of a busy server are read ahead (fadvise) into the cache
+// anyway, which the cache check would find.
+constexpr uint64_t kMinDirectReadBytes = 256 * 1024;
+
+// Bytes aligned for O_DIRECT, from the aligned operator new (so allocators
+// and heap accounting see them like any buffer).
+constexpr std::align_val_t kReadBufferAlignment{4096};
+struct AlignedDelete {
+  void operator()(uint8_t* p) const { ::operator delete[](p, kReadBufferAlignment); }
+};
+using AlignedBytes = std::unique_ptr<uint8_t[], AlignedDelete>;
+
+// Reads the raw bytes [from, size) of `file` into `*out` at the same
+// offsets (allocated here, aligned, at least size bytes), choosing the path
+// by `mode`; `*direct` says whether the page cache was bypassed. A read
+// past the cache starts at offset 0 (O_DIRECT needs aligned offsets), so it
+// reads [0, from) again: 64 bytes for an encrypted file's header. Errors
+// name the file and offset, as every read of the file layer does.
+Status ReadWholeFile(RandomAccessFile* file, DirectReadMode mode, uint64_t from, AlignedBytes* out,
+                     bool* direct);
+
+}  // namespace kudu

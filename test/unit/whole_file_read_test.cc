@@ -1,0 +1,229 @@
+// Whole-file reads for the in-memory strategies (whole_file_read.h) and the
+// file layer's O_DIRECT read under them: the same bytes whichever path is
+// taken, the path chosen as documented, faults handled like any read.
+#include "kudu/fs/whole_file_read.h"
+
+#include <fcntl.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "kudu/util/file.h"
+#include "kudu/util/io_fault_injector.h"
+#include "util/test_macros.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace {
+
+using test::Contains;
+
+// Whether `path`'s filesystem lets it be opened with O_DIRECT (tmpfs does
+// not): what the direct path must fall back on.
+bool DirectIoSupported(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+class WholeFileReadTest : public ::testing::Test {
+ protected:
+  void TearDown() override { IoFaultInjector::Disarm(); }
+
+  std::string MakeFile(const std::string& name, const std::string& contents) {
+    std::string path = dir_.Join(name);
+    EXPECT_TRUE(test::WriteStringToFile(path, contents).ok());
+    return path;
+  }
+
+  std::unique_ptr<RandomAccessFile> Open(const std::string& path) {
+    std::unique_ptr<RandomAccessFile> f;
+    Status s = RandomAccessFile::Open(path, nullptr, &f);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return f;
+  }
+
+  // Writes the file, flushes it and drops it from the page cache, as after
+  // a reboot. False when the kernel kept it cached (then the cold cases
+  // have nothing to test).
+  bool MakeColdFile(const std::string& path, const std::string& contents) {
+    std::unique_ptr<WritableFile> w;
+    if (!WritableFile::Open(path, CreateMode::kTruncate, WriteEncryption(), &w).ok()) return false;
+    if (!w->Append(Slice(contents)).ok() || !w->Sync().ok() || !w->Close().ok()) return false;
+    auto f = Open(path);
+    f->DropCache();
+    return f->CachedBytesQuick() >= 0 && static_cast<uint64_t>(f->CachedBytesQuick()) < f->size();
+  }
+
+  test::TempDir dir_;
+};
+
+TEST_F(WholeFileReadTest, ParsesTheFlagValues) {
+  DirectReadMode m;
+  ASSERT_OK(ParseDirectReadMode("cold", &m));
+  EXPECT_EQ(DirectReadMode::kCold, m);
+  ASSERT_OK(ParseDirectReadMode("always", &m));
+  EXPECT_EQ(DirectReadMode::kAlways, m);
+  ASSERT_OK(ParseDirectReadMode("never", &m));
+  EXPECT_EQ(DirectReadMode::kNever, m);
+  Status s = ParseDirectReadMode("sometimes", &m);
+  EXPECT_TRUE(s.IsInvalidArgument());
+  EXPECT_TRUE(Contains(s.ToString(), "--log_container_metadata_replay_direct_io")) << s.ToString();
+  EXPECT_STREQ("cold", DirectReadModeName(DirectReadMode::kCold));
+}
+
+// Every size around the alignment, read each way: identical bytes, one read
+// system call, and the page cache bypassed exactly when the filesystem
+// allows it.
+TEST_F(WholeFileReadTest, SameBytesEitherWayAtEverySize) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{4095}, size_t{4096}, size_t{4097}, size_t{65536 + 3},
+                   size_t{300000}}) {
+    const std::string data = test::RandomBytes(n, static_cast<uint32_t>(n + 1));
+    const std::string path = MakeFile("f" + std::to_string(n), data);
+    const bool supported = DirectIoSupported(path);
+    for (DirectReadMode mode : {DirectReadMode::kNever, DirectReadMode::kCold, DirectReadMode::kAlways}) {
+      auto f = Open(path);
+      AlignedBytes buf;
+      bool direct = true;
+      ASSERT_OK(ReadWholeFile(f.get(), mode, 0, &buf, &direct));
+      ASSERT_NE(nullptr, buf.get());
+      EXPECT_EQ(0u, reinterpret_cast<uintptr_t>(buf.get()) % RandomAccessFile::kDirectReadAlignment);
+      EXPECT_EQ(0, std::memcmp(buf.get(), data.data(), n)) << n << " " << DirectReadModeName(mode);
+      // A file just written is in the page cache: only 'always' bypasses it.
+      const bool expect_direct = mode == DirectReadMode::kAlways && supported && n > 0;
+      EXPECT_EQ(expect_direct, direct) << n << " " << DirectReadModeName(mode);
+      EXPECT_EQ(expect_direct ? 1u : 0u, f->stats().direct_reads);
+      EXPECT_EQ(n > 0 ? 1u : 0u, f->stats().read_syscalls) << n << " " << DirectReadModeName(mode);
+      EXPECT_EQ(n, f->stats().bytes_read);
+    }
+  }
+}
+
+// Reading from an offset (an encrypted file's payload): through the cache
+// only [from, size) is read; past it the read starts at 0 and says so in
+// its byte count.
+TEST_F(WholeFileReadTest, FromAnOffset) {
+  const std::string data = test::RandomBytes(10000, 5);
+  const std::string path = MakeFile("f", data);
+  for (DirectReadMode mode : {DirectReadMode::kNever, DirectReadMode::kAlways}) {
+    auto f = Open(path);
+    AlignedBytes buf;
+    bool direct = false;
+    ASSERT_OK(ReadWholeFile(f.get(), mode, 64, &buf, &direct));
+    EXPECT_EQ(0, std::memcmp(buf.get() + 64, data.data() + 64, data.size() - 64));
+    EXPECT_EQ(direct ? data.size() : data.size() - 64, f->stats().bytes_read);
+    EXPECT_EQ(1u, f->stats().read_syscalls);
+  }
+}
+
+// 'cold' reads past the cache only what is not cached, and only files large
+// enough for it to matter.
+TEST_F(WholeFileReadTest, ColdReadsPastTheCacheOnlyLargeUncachedFiles) {
+  const std::string big = test::RandomBytes(kMinDirectReadBytes + 5000, 7);
+  const std::string small = test::RandomBytes(kMinDirectReadBytes - 1, 8);
+  const std::string big_path = dir_.Join("big"), small_path = dir_.Join("small");
+  if (!MakeColdFile(big_path, big) || !MakeColdFile(small_path, small)) {
+    GTEST_SKIP() << "no cachestat(2) here, or the page cache kept the files";
+  }
+  {
+    auto f = Open(small_path);
+    AlignedBytes buf;
+    bool direct = true;
+    ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kCold, 0, &buf, &direct));
+    EXPECT_FALSE(direct) << "below kMinDirectReadBytes";
+    EXPECT_EQ(0, std::memcmp(buf.get(), small.data(), small.size()));
+  }
+  {
+    auto f = Open(big_path);
+    AlignedBytes buf;
+    bool direct = false;
+    ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kCold, 0, &buf, &direct));
+    EXPECT_EQ(DirectIoSupported(big_path), direct);
+    EXPECT_EQ(0, std::memcmp(buf.get(), big.data(), big.size()));
+    EXPECT_EQ(1u, f->stats().read_syscalls);
+    // Read past the cache, so still not cached: a second cold read goes
+    // past it again; 'never' reads (and caches) it.
+    AlignedBytes again;
+    ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kNever, 0, &again, &direct));
+    EXPECT_FALSE(direct);
+    EXPECT_EQ(0, std::memcmp(again.get(), big.data(), big.size()));
+    ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kCold, 0, &again, &direct));
+    EXPECT_FALSE(direct) << "now all cached";
+  }
+}
+
+// Where O_DIRECT is refused (tmpfs before Linux 6.6), the read falls back
+// and is still right.
+TEST_F(WholeFileReadTest, FilesystemWithoutDirectIoFallsBack) {
+  struct statfs st;
+  constexpr long kTmpfsMagic = 0x01021994;
+  if (::statfs("/dev/shm", &st) != 0 || st.f_type != kTmpfsMagic || ::access("/dev/shm", W_OK) != 0) {
+    GTEST_SKIP() << "no writable tmpfs at /dev/shm";
+  }
+  char dir[] = "/dev/shm/kudu-whole-file-read-XXXXXX";
+  ASSERT_NE(nullptr, ::mkdtemp(dir));
+  const std::string path = std::string(dir) + "/f";
+  const std::string data = test::RandomBytes(10000, 3);
+  ASSERT_TRUE(test::WriteStringToFile(path, data).ok());
+  if (DirectIoSupported(path)) {
+    ::unlink(path.c_str());
+    ::rmdir(dir);
+    GTEST_SKIP() << "this kernel's tmpfs takes O_DIRECT (Linux 6.6+): no fallback to test";
+  }
+  {
+    auto f = Open(path);
+    AlignedBytes buf;
+    bool direct = true;
+    EXPECT_OK(ReadWholeFile(f.get(), DirectReadMode::kAlways, 0, &buf, &direct));
+    EXPECT_FALSE(direct);
+    EXPECT_EQ(0, std::memcmp(buf.get(), data.data(), data.size()));
+    EXPECT_EQ(1u, f->stats().read_syscalls);
+  }
+  ::unlink(path.c_str());
+  ::rmdir(dir);
+}
+
+// Faults on the read past the cache behave as on any read: an error names
+// the file, a short read is finished, an early end of file is an error.
+TEST_F(WholeFileReadTest, FaultsOnTheDirectRead) {
+  const std::string data = test::RandomBytes(3 * 4096 + 100, 4);
+  const std::string path = MakeFile("f", data);
+  if (!DirectIoSupported(path)) GTEST_SKIP() << "no O_DIRECT on this filesystem";
+  AlignedBytes buf;
+  bool direct = false;
+  {
+    auto f = Open(path);
+    IoFaultInjector::Arm(IoOp::kRead, 1, IoFault::kEIO);
+    Status s = ReadWholeFile(f.get(), DirectReadMode::kAlways, 0, &buf, &direct);
+    EXPECT_TRUE(s.IsIOError()) << s.ToString();
+    EXPECT_TRUE(Contains(s.ToString(), path)) << s.ToString();
+    EXPECT_TRUE(IoFaultInjector::Fired());
+  }
+  {
+    auto f = Open(path);
+    IoFaultInjector::Arm(IoOp::kRead, 1, IoFault::kShortRead);
+    ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kAlways, 0, &buf, &direct));
+    EXPECT_TRUE(IoFaultInjector::Fired());
+    EXPECT_TRUE(direct);
+    EXPECT_EQ(0, std::memcmp(buf.get(), data.data(), data.size()));
+    EXPECT_EQ(2u, f->stats().read_syscalls) << "the short read, then the rest normally";
+    EXPECT_EQ(data.size(), f->stats().bytes_read);
+  }
+  {
+    auto f = Open(path);
+    IoFaultInjector::Arm(IoOp::kRead, 1, IoFault::kUnexpectedEof);
+    Status s = ReadWholeFile(f.get(), DirectReadMode::kAlways, 0, &buf, &direct);
+    EXPECT_TRUE(s.IsIOError()) << s.ToString();
+    EXPECT_TRUE(Contains(s.ToString(), "file ended")) << s.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace kudu
