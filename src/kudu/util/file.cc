@@ -223,7 +223,7 @@ int64_t RandomAccessFile::CachedBytesQuick() const {
 #ifdef __NR_cachestat
   constexpr long kCachestat = __NR_cachestat;
 #else
-  constexpr long kCachestat = 451;  // the same on every architecture (asm-generic)
+  constexpr long kCachestat = 451;  // x86-64 and the asm-generic table (glibc headers before 2.39 lack it)
 #endif
   struct {
     uint64_t off, len;  // len 0: to the end of the file
