@@ -190,6 +190,22 @@ TEST_F(WholeFileReadTest, FilesystemWithoutDirectIoFallsBack) {
   ::rmdir(dir);
 }
 
+// The read past the cache reads the file that was opened, even when its
+// path now names another file (a rewrite by rename).
+TEST_F(WholeFileReadTest, DirectReadFollowsTheOpenFileNotThePath) {
+  const std::string data = test::RandomBytes(20000, 6);
+  const std::string path = MakeFile("f", data);
+  if (!DirectIoSupported(path)) GTEST_SKIP() << "no O_DIRECT on this filesystem";
+  auto f = Open(path);
+  const std::string other = MakeFile("g", test::RandomBytes(20000, 9));
+  ASSERT_EQ(0, ::rename(other.c_str(), path.c_str()));
+  AlignedBytes buf;
+  bool direct = false;
+  ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kAlways, 0, &buf, &direct));
+  EXPECT_TRUE(direct);
+  EXPECT_EQ(0, std::memcmp(buf.get(), data.data(), data.size()));
+}
+
 // Faults on the read past the cache behave as on any read: an error names
 // the file, a short read is finished, an early end of file is an error.
 TEST_F(WholeFileReadTest, FaultsOnTheDirectRead) {

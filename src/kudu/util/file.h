@@ -88,7 +88,8 @@ class RandomAccessFile {
   int64_t CachedBytesQuick() const;
 
   // Reads raw [0, n) (n <= size()) past the page cache: O_DIRECT, on a
-  // second descriptor opened for this read, straight into `buf`, which must
+  // second descriptor opened for this read (the same inode, through
+  // /proc/self/fd), straight into `buf`, which must
   // be aligned to kDirectReadAlignment and hold DirectReadCapacity(n) bytes.
   // No copy out of the page cache, and the cache is not filled with bytes
   // that are read once. Each pread is counted and asks the fault injector
