@@ -86,6 +86,21 @@ Status RandomAccessFile::Open(const std::string& path, const ServerKey* server_k
 
 RandomAccessFile::~RandomAccessFile() { ::close(fd_); }
 
+void RandomAccessFile::CountReadSyscall() {
+  stats_.read_syscalls++;
+  g_read_syscalls.fetch_add(1, std::memory_order_relaxed);
+}
+
+void RandomAccessFile::CountBytesRead(size_t n) {
+  stats_.bytes_read += n;
+  g_bytes_read.fetch_add(n, std::memory_order_relaxed);
+}
+
+Status RandomAccessFile::EndedEarly(uint64_t offset, size_t n, uint64_t got) const {
+  return Status::IOError(OffsetContext(filename_, "read", offset, n),
+                         "file ended after " + std::to_string(got) + " bytes");
+}
+
 Status RandomAccessFile::PreadFully(uint64_t offset, uint8_t* buf, size_t n) {
   uint64_t pos = offset;
   size_t left = n;
@@ -110,19 +125,16 @@ Status RandomAccessFile::PreadFully(uint64_t offset, uint8_t* buf, size_t n) {
     if (from_memory) {
       stats_.prefetched_reads++;
     } else {
-      stats_.read_syscalls++;
-      g_read_syscalls.fetch_add(1, std::memory_order_relaxed);
+      CountReadSyscall();
     }
     if (r < 0) {
       if (errno == EINTR) continue;
       return Status::FromErrno(OffsetContext(filename_, "read", offset, n), errno);
     }
     if (r == 0) {
-      return Status::IOError(OffsetContext(filename_, "read", offset, n),
-                             "file ended after " + std::to_string(pos - offset) + " bytes");
+      return EndedEarly(offset, n, pos - offset);
     }
-    stats_.bytes_read += r;
-    g_bytes_read.fetch_add(r, std::memory_order_relaxed);
+    CountBytesRead(static_cast<size_t>(r));
     buf += r;
     pos += r;
     left -= r;
@@ -171,18 +183,15 @@ Status RandomAccessFile::ReadV(uint64_t offset, const Slice* bufs, size_t nbufs)
     } else {
       r = ::preadv(fd_, &iov[first], static_cast<int>(nbufs - first), static_cast<off_t>(pos));
     }
-    stats_.read_syscalls++;
-    g_read_syscalls.fetch_add(1, std::memory_order_relaxed);
+    CountReadSyscall();
     if (r < 0) {
       if (errno == EINTR) continue;
       return Status::FromErrno(OffsetContext(filename_, "read", offset, total), errno);
     }
     if (r == 0) {
-      return Status::IOError(OffsetContext(filename_, "read", offset, total),
-                             "file ended after " + std::to_string(done) + " bytes");
+      return EndedEarly(offset, total, done);
     }
-    stats_.bytes_read += r;
-    g_bytes_read.fetch_add(r, std::memory_order_relaxed);
+    CountBytesRead(static_cast<size_t>(r));
     done += r;
     pos += r;
     // Advance past the iovecs this call filled; trim a partly filled one.
@@ -265,8 +274,7 @@ Status RandomAccessFile::ReadRawDirect(uint8_t* buf, size_t n, bool* direct) {
       r = ::pread(dfd, buf + done, capacity - done, static_cast<off_t>(done));
       if (r > want) r = want;
     }
-    stats_.read_syscalls++;
-    g_read_syscalls.fetch_add(1, std::memory_order_relaxed);
+    CountReadSyscall();
     if (r < 0) {
       if (errno == EINTR) continue;
       if (errno == EINVAL && done == 0 && fault == IoFault::kNone) break;  // refused at the first read
@@ -274,14 +282,12 @@ Status RandomAccessFile::ReadRawDirect(uint8_t* buf, size_t n, bool* direct) {
       break;
     }
     if (r == 0) {
-      s = Status::IOError(OffsetContext(filename_, "read", 0, n),
-                          "file ended after " + std::to_string(done) + " bytes");
+      s = EndedEarly(0, n, done);
       break;
     }
     const size_t useful = std::min<size_t>(static_cast<size_t>(r), n - done);
     stats_.direct_reads++;
-    stats_.bytes_read += useful;
-    g_bytes_read.fetch_add(useful, std::memory_order_relaxed);
+    CountBytesRead(useful);
     done += useful;
     *direct = true;
     // O_DIRECT needs aligned offsets: after a short read, finish normally.

@@ -127,6 +127,11 @@ class RandomAccessFile {
   RandomAccessFile(std::string filename, int fd, uint64_t size)
       : filename_(std::move(filename)), fd_(fd), size_(size) {}
   Status PreadFully(uint64_t offset, uint8_t* buf, size_t n);
+  // The accounting and the early-end error every read path shares, so that
+  // the counts agree with `strace -c` whichever path read.
+  void CountReadSyscall();
+  void CountBytesRead(size_t n);
+  Status EndedEarly(uint64_t offset, size_t n, uint64_t got) const;
 
   const std::string filename_;
   const int fd_;
