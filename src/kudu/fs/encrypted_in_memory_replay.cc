@@ -18,7 +18,8 @@ ReplayOutcome EncryptedInMemoryReplay::Replay(RandomAccessFile* file, BlockRecor
   // The payload, at its file offsets (a read past the page cache reads the
   // 64-byte header again: it must start at an aligned offset).
   AlignedBytes buf;
-  Status s = ReadWholeFile(file, direct_read_, start, &buf, &last_read_direct_);
+  bool direct;  // counted in the file's stats (direct_reads)
+  Status s = ReadWholeFile(file, direct_read_, start, &buf, &direct);
   if (!s.ok()) return MakeReplayOutcome(s, start, 0);
   DecryptedBufferSource source(file->filename(), buf.get() + start, start, file->size(),
                                file->cipher());

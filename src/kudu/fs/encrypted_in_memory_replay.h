@@ -20,12 +20,9 @@ class EncryptedInMemoryReplay : public MetadataReplayStrategy {
   ReplayStrategyKind kind() const override { return ReplayStrategyKind::kEncryptedInMemory; }
   // A plain file is refused (IOError outcome): use InMemory for it.
   ReplayOutcome Replay(RandomAccessFile* file, BlockRecordSink* sink) override;
-  // Whether the last Replay read its file past the page cache (tests).
-  bool last_read_direct() const { return last_read_direct_; }
 
  private:
   const DirectReadMode direct_read_;
-  bool last_read_direct_ = false;
   BlockRecordPB scratch_;
   ZeroRunIndex zero_runs_;
 };

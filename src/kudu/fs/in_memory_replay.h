@@ -19,12 +19,9 @@ class InMemoryReplay : public MetadataReplayStrategy {
   // An encrypted file is refused (IOError outcome, so the caller falls back):
   // decrypting it as one read would break the all-zero rule.
   ReplayOutcome Replay(RandomAccessFile* file, BlockRecordSink* sink) override;
-  // Whether the last Replay read its file past the page cache (tests).
-  bool last_read_direct() const { return last_read_direct_; }
 
  private:
   const DirectReadMode direct_read_;
-  bool last_read_direct_ = false;
   BlockRecordPB scratch_;
 };
 

@@ -49,8 +49,6 @@ Status ReadWholeFile(RandomAccessFile* file, DirectReadMode mode, uint64_t from,
                      bool* direct) {
   const uint64_t size = file->size();
   const size_t capacity = RandomAccessFile::DirectReadCapacity(size ? size : 1);
-  static_assert(static_cast<size_t>(kReadBufferAlignment) == RandomAccessFile::kDirectReadAlignment,
-                "the buffer must be aligned as O_DIRECT needs");
   // Not zero-initialised: every byte the replay reads is overwritten by the read.
   out->reset(new (kReadBufferAlignment) uint8_t[capacity]);
   *direct = false;

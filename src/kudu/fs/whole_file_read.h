@@ -19,11 +19,10 @@
 #include <new>
 #include <string>
 
+#include "kudu/util/file.h"
 #include "kudu/util/status.h"
 
 namespace kudu {
-
-class RandomAccessFile;
 
 enum class DirectReadMode {
   kNever,   // always through the page cache
@@ -43,7 +42,7 @@ constexpr uint64_t kMinDirectReadBytes = 256 * 1024;
 
 // Bytes aligned for O_DIRECT, from the aligned operator new (so allocators
 // and heap accounting see them like any buffer).
-constexpr std::align_val_t kReadBufferAlignment{4096};
+constexpr std::align_val_t kReadBufferAlignment{RandomAccessFile::kDirectReadAlignment};
 struct AlignedDelete {
   void operator()(uint8_t* p) const { ::operator delete[](p, kReadBufferAlignment); }
 };
