@@ -191,6 +191,31 @@ class WarmCache : public BenchCacheMode {
   Status BeforeRun(const std::vector<MetadataFileRef>&) override { return Status::OK(); }
 };
 
+// One file of a floor: opened, read whole with one read into `*buf` (grown
+// as needed, reused across files), CRC-32C'd into `*crc`; its read syscalls
+// and bytes added to `*reads` and `*bytes`.
+class FloorFileReader {
+ public:
+  Status Read(const std::string& path, uint32_t* crc, uint64_t* reads, uint64_t* bytes) {
+    std::unique_ptr<RandomAccessFile> file;
+    RETURN_NOT_OK(RandomAccessFile::Open(path, nullptr, &file));
+    const size_t n = file->size();
+    if (n > cap_) {
+      buf_.reset(new uint8_t[n]);
+      cap_ = n;
+    }
+    Status s = file->ReadRaw(0, buf_.get(), n);
+    if (s.ok()) *crc ^= crc::Crc32c(buf_.get(), n);
+    *reads += file->stats().read_syscalls;
+    *bytes += file->stats().bytes_read;
+    return s;
+  }
+
+ private:
+  std::unique_ptr<uint8_t[]> buf_;
+  size_t cap_ = 0;
+};
+
 // The floor: every metadata file read once with one read of the whole file
 // through the file layer, and CRC-32C'd over the whole buffer, on the same
 // per-dir thread pools as the open, without parsing. For encrypted files the
@@ -218,31 +243,21 @@ Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
       std::atomic<size_t>* cursor = cursors.back().get();
       for (int t = 0; t < threads; t++) {
         pools.back()->Submit([work, cursor, &reads, &bytes, &crc, &err_mu, &first_error] {
-          std::unique_ptr<uint8_t[]> buf;
-          size_t cap = 0;
+          FloorFileReader reader;
           uint32_t local_crc = 0;
+          uint64_t local_reads = 0, local_bytes = 0;
           while (true) {
             const size_t k = cursor->fetch_add(1);
             if (k >= work->size()) break;
-            std::unique_ptr<RandomAccessFile> file;
-            Status s = RandomAccessFile::Open((*work)[k]->path, nullptr, &file);
-            if (s.ok()) {
-              const size_t n = file->size();
-              if (n > cap) {
-                buf.reset(new uint8_t[n]);
-                cap = n;
-              }
-              s = file->ReadRaw(0, buf.get(), n);
-              if (s.ok()) local_crc ^= crc::Crc32c(buf.get(), n);
-              reads.fetch_add(file->stats().read_syscalls, std::memory_order_relaxed);
-              bytes.fetch_add(file->stats().bytes_read, std::memory_order_relaxed);
-            }
+            Status s = reader.Read((*work)[k]->path, &local_crc, &local_reads, &local_bytes);
             if (!s.ok()) {
               std::lock_guard<std::mutex> l(err_mu);
               if (first_error.ok()) first_error = s;
             }
           }
           crc.fetch_xor(local_crc, std::memory_order_relaxed);
+          reads.fetch_add(local_reads, std::memory_order_relaxed);
+          bytes.fetch_add(local_bytes, std::memory_order_relaxed);
         });
       }
     }
@@ -258,26 +273,13 @@ Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
 // The disk floor: every metadata file read once with one read of the whole
 // file, one after another in path order on this thread, CRC'd.
 Status MeasureSeqFloor(const std::vector<MetadataFileRef>& files, RunMetrics* m) {
-  std::unique_ptr<uint8_t[]> buf;
-  size_t cap = 0;
+  FloorFileReader reader;
   uint32_t crc = 0;
   uint64_t reads = 0, bytes = 0;
   Status first_error;
   Stopwatch sw;
   for (const MetadataFileRef& f : files) {
-    std::unique_ptr<RandomAccessFile> file;
-    Status s = RandomAccessFile::Open(f.path, nullptr, &file);
-    if (s.ok()) {
-      const size_t n = file->size();
-      if (n > cap) {
-        buf.reset(new uint8_t[n]);
-        cap = n;
-      }
-      s = file->ReadRaw(0, buf.get(), n);
-      if (s.ok()) crc ^= crc::Crc32c(buf.get(), n);
-      reads += file->stats().read_syscalls;
-      bytes += file->stats().bytes_read;
-    }
+    Status s = reader.Read(f.path, &crc, &reads, &bytes);
     if (!s.ok() && first_error.ok()) first_error = s;
   }
   sw.Stop(m);
