@@ -6,19 +6,23 @@
 namespace kudu {
 namespace fs {
 
-static_assert(BlockMap::kNumShards == 32, "ShardOf keeps the top 5 bits");
+static_assert((BlockMap::kNumShards & (BlockMap::kNumShards - 1)) == 0,
+              "ShardOf takes the run hash modulo kNumShards: a mask");
 
 bool BlockMap::Insert(uint64_t id, const BlockMapEntry& entry, BlockMapEntry* existing) {
-  Shard& s = shards_[ShardOf(id)];
+  const uint64_t h = BlockIdTable::RunHash(id);
+  Shard& s = shards_[ShardOf(h)];
   std::lock_guard<std::mutex> l(s.mu);
-  auto r = s.map.try_emplace(id, entry);
-  if (!r.second && existing != nullptr) *existing = r.first->second;
-  return r.second;
+  bool inserted;
+  const BlockMapEntry* held = s.map.Insert(id, h, entry, &inserted);
+  if (!inserted && existing != nullptr) *existing = *held;
+  return inserted;
 }
 
 void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
-  // Prefetch a few entries ahead: a large map misses the cache on almost
-  // every insert, and the misses overlap when their addresses are known early.
+  // Prefetch a few entries ahead: runs of ids share cache lines, but a new
+  // run's slots are a miss in a large map, and the misses overlap when
+  // their addresses are known early.
   constexpr size_t kAhead = 8;
   // Threads that flush at the same time (the end of an open) start at
   // different shards instead of queueing behind each other shard by shard.
@@ -32,14 +36,21 @@ void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
     Shard& shard = shards_[s];
     {
       std::lock_guard<std::mutex> l(shard.mu);
-      for (size_t i = 0; i < n && i < kAhead; i++) shard.map.prefetch(items[i].id);
+      // Grown once for the whole batch, not step by step inside the loop
+      // (and never while prefetched addresses are pending).
+      shard.map.Reserve(shard.map.size() + n);
+      for (size_t i = 0; i < n && i < kAhead; i++) {
+        shard.map.Prefetch(items[i].id, BlockIdTable::RunHash(items[i].id));
+      }
       for (size_t i = 0; i < n; i++) {
-        if (i + kAhead < n) shard.map.prefetch(items[i + kAhead].id);
-        const Item& it = items[i];
-        auto r = shard.map.try_emplace(it.id, it.entry);
-        if (!r.second) {
-          rejected->push_back(Rejected{it.id, r.first->second.container, it.entry.container});
+        if (i + kAhead < n) {
+          shard.map.Prefetch(items[i + kAhead].id, BlockIdTable::RunHash(items[i + kAhead].id));
         }
+        const Item& it = items[i];
+        bool inserted;
+        const BlockMapEntry* held =
+            shard.map.Insert(it.id, BlockIdTable::RunHash(it.id), it.entry, &inserted);
+        if (!inserted) rejected->push_back(Rejected{it.id, held->container, it.entry.container});
       }
     }
     items.clear();
@@ -48,18 +59,21 @@ void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
 }
 
 bool BlockMap::Find(uint64_t id, BlockMapEntry* entry) const {
-  const Shard& s = shards_[ShardOf(id)];
+  const uint64_t h = BlockIdTable::RunHash(id);
+  const Shard& s = shards_[ShardOf(h)];
   std::lock_guard<std::mutex> l(s.mu);
-  auto it = s.map.find(id);
-  if (it == s.map.end()) return false;
-  if (entry != nullptr) *entry = it->second;
+  const BlockMapEntry* found = s.map.Find(id, h);
+  if (found == nullptr) return false;
+  if (entry != nullptr) *entry = *found;
   return true;
 }
 
 void BlockMap::Reserve(size_t n) {
   for (Shard& s : shards_) {
     std::lock_guard<std::mutex> l(s.mu);
-    s.map.reserve(n / kNumShards + 1);
+    // Runs of ids (not single ids) are what spreads over shards: leave room
+    // for a shard getting a few runs more than its share.
+    s.map.Reserve(n / kNumShards + n / (8 * kNumShards) + BlockIdTable::kRun);
   }
 }
 
@@ -71,7 +85,7 @@ size_t BlockMap::size() const {
 
 void BlockMap::ForEach(const std::function<void(uint64_t, const BlockMapEntry&)>& fn) const {
   for (const Shard& s : shards_) {
-    for (const auto& kv : s.map) fn(kv.first, kv.second);
+    s.map.ForEach(fn);
   }
 }
 
@@ -79,7 +93,7 @@ std::vector<uint64_t> BlockMap::SortedIds() const {
   std::vector<uint64_t> ids;
   ids.reserve(size());
   for (const Shard& s : shards_) {
-    for (const auto& kv : s.map) ids.push_back(kv.first);
+    s.map.ForEach([&ids](uint64_t id, const BlockMapEntry&) { ids.push_back(id); });
   }
   std::sort(ids.begin(), ids.end());
   return ids;
@@ -89,7 +103,7 @@ std::vector<std::pair<uint64_t, BlockMapEntry>> BlockMap::SortedEntries() const 
   std::vector<std::pair<uint64_t, BlockMapEntry>> out;
   out.reserve(size());
   for (const Shard& s : shards_) {
-    for (const auto& kv : s.map) out.emplace_back(kv.first, kv.second);
+    s.map.ForEach([&out](uint64_t id, const BlockMapEntry& e) { out.emplace_back(id, e); });
   }
   std::sort(out.begin(), out.end(),
             [](const std::pair<uint64_t, BlockMapEntry>& a,

@@ -15,16 +15,10 @@
 #include <utility>
 #include <vector>
 
-#include <absl/container/flat_hash_map.h>
+#include "kudu/fs/block_id_table.h"
 
 namespace kudu {
 namespace fs {
-
-struct BlockMapEntry {
-  uint32_t container = 0;  // index into OpenResult::containers
-  int64_t offset = 0;
-  int64_t length = 0;
-};
 
 class BlockMap {
  public:
@@ -47,7 +41,7 @@ class BlockMap {
   class Batch {
    public:
     void Add(uint64_t id, const BlockMapEntry& entry) {
-      shards_[ShardOf(id)].push_back(Item{id, entry});
+      shards_[ShardOf(BlockIdTable::RunHash(id))].push_back(Item{id, entry});
       size_++;
     }
     size_t size() const { return size_; }
@@ -96,12 +90,11 @@ class BlockMap {
  private:
   struct Shard {
     mutable std::mutex mu;
-    absl::flat_hash_map<uint64_t, BlockMapEntry> map;
+    BlockIdTable map;
   };
-  static int ShardOf(uint64_t id) {
-    // Ids are usually sequential; mix them so shards fill evenly.
-    return static_cast<int>((id * 0x9E3779B97F4A7C15ULL) >> 59);
-  }
+  // The run hash's low bits (the table uses its high bits): a run of
+  // consecutive ids stays in one shard, and runs spread evenly over shards.
+  static int ShardOf(uint64_t run_hash) { return static_cast<int>(run_hash % kNumShards); }
   Shard shards_[kNumShards];
 };
 

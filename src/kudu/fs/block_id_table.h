@@ -1,0 +1,142 @@
+// The hash table under each shard of the server's block map: block id →
+// BlockMapEntry, open addressing with linear probing, keys and values in
+// separate arrays.
+//
+// Why not a general-purpose hash map: the open's merge inserts every live
+// block once, and profiles (docs/benchmarks.md) showed those inserts as the
+// largest single cost of a replay thread, nearly all of it cache misses: a
+// good hash sends consecutive ids to random slots, so each insert touches a
+// new cache line of the slots and another of the control bytes. Block ids
+// are not random: a server hands them out from a counter, so a container's
+// live blocks come as runs of consecutive ids. Here an id's home slot keeps
+// runs of kRun consecutive ids together (the run is hashed, the id's place
+// within the run is not): inserting a run fills one small stretch of the
+// key array (kRun keys share a cache line) instead of kRun random lines,
+// while runs still spread evenly whatever the ids look like. Lookups probe
+// keys only, eight to a cache line; the entry is read once the key matched.
+//
+// Not thread-safe: the block map locks a shard around it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+
+namespace kudu {
+namespace fs {
+
+struct BlockMapEntry {
+  uint32_t container = 0;  // index into OpenResult::containers
+  int64_t offset = 0;
+  int64_t length = 0;
+};
+
+class BlockIdTable {
+ public:
+  // Consecutive ids that share a home stretch of slots.
+  static constexpr uint64_t kRun = 8;
+
+  // A well-mixed 64-bit hash of `id`'s run: its high bits place the run in
+  // a table, its low bits choose the block map's shard (independent bits,
+  // so that a shard's runs still use all of its table).
+  static uint64_t RunHash(uint64_t id) {
+    // The finaliser of MurmurHash3: every input bit affects every output bit.
+    uint64_t x = id / kRun;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+  }
+
+  BlockIdTable() = default;
+  BlockIdTable(const BlockIdTable&) = delete;
+  BlockIdTable& operator=(const BlockIdTable&) = delete;
+
+  // Inserts `id` → `entry` unless `id` is present. Returns the entry that
+  // holds `id` afterwards (the new one, or the one already there) and
+  // whether it was inserted. The pointer is valid until the next insert.
+  const BlockMapEntry* Insert(uint64_t id, uint64_t run_hash, const BlockMapEntry& entry,
+                              bool* inserted) {
+    if (id == kEmpty) return InsertEmptyKey(entry, inserted);
+    if (size_ + 1 > max_size_) Grow();
+    size_t p = Home(id, run_hash);
+    while (true) {
+      const uint64_t k = keys_[p];
+      if (k == id) {
+        *inserted = false;
+        return &values_[p];
+      }
+      if (k == kEmpty) {
+        keys_[p] = id;
+        values_[p] = entry;
+        size_++;
+        *inserted = true;
+        return &values_[p];
+      }
+      p = (p + 1) & mask_;
+    }
+  }
+  const BlockMapEntry* Find(uint64_t id, uint64_t run_hash) const;
+  // Starts loading the cache lines an insert or lookup of `id` will touch
+  // first, so that the misses of several upcoming inserts overlap.
+  void Prefetch(uint64_t id, uint64_t run_hash) const {
+    if (keys_ == nullptr) return;
+    const size_t p = Home(id, run_hash);
+    __builtin_prefetch(&keys_[p], 1);
+    __builtin_prefetch(&values_[p], 1);
+  }
+
+  // Room for `n` ids without growing.
+  void Reserve(size_t n);
+  size_t size() const { return size_ + (has_empty_key_ ? 1 : 0); }
+  // Slots allocated (statistics, tests).
+  size_t capacity() const { return mask_ + 1; }
+
+  // fn(id, entry) for every id, in no particular order.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (size_t p = 0; keys_ != nullptr && p <= mask_; p++) {
+      if (keys_[p] != kEmpty) fn(keys_[p], values_[p]);
+    }
+    if (has_empty_key_) fn(kEmpty, empty_key_value_);
+  }
+
+ private:
+  // The key that marks a free slot. The id with this value (a valid,
+  // if unlikely, block id) is kept beside the arrays.
+  static constexpr uint64_t kEmpty = ~0ULL;
+  // At most 3/4 full: linear probing's probe lengths stay short.
+  static size_t MaxSizeFor(size_t capacity) { return capacity / 4 * 3; }
+
+  size_t Home(uint64_t id, uint64_t run_hash) const {
+    return ((run_hash >> run_shift_) * kRun + id % kRun) & mask_;
+  }
+  void Grow();
+  void Rehash(size_t slots);
+  const BlockMapEntry* InsertEmptyKey(const BlockMapEntry& entry, bool* inserted);
+
+  // Raw storage for the values: allocated without constructing (a value is
+  // read only where its key says one was written), so a new table costs the
+  // key array's initialisation, not a pass over every entry as well.
+  struct RawDelete {
+    void operator()(BlockMapEntry* p) const { ::operator delete(p); }
+  };
+  using Values = std::unique_ptr<BlockMapEntry[], RawDelete>;
+  static_assert(std::is_trivially_copyable<BlockMapEntry>::value, "written without construction");
+
+  std::unique_ptr<uint64_t[]> keys_;
+  Values values_;
+  size_t mask_ = 0;      // capacity - 1 (capacity a power of two >= 2 * kRun)
+  int run_shift_ = 64;   // 64 - log2(capacity / kRun): the run hash's top bits
+  size_t size_ = 0;      // ids in the arrays
+  size_t max_size_ = 0;  // grow before exceeding
+  bool has_empty_key_ = false;
+  BlockMapEntry empty_key_value_;
+};
+
+}  // namespace fs
+}  // namespace kudu

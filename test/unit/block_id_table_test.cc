@@ -1,0 +1,123 @@
+#include "kudu/fs/block_id_table.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+namespace kudu {
+namespace fs {
+namespace {
+
+bool SameEntry(const BlockMapEntry& a, const BlockMapEntry& b) {
+  return a.container == b.container && a.offset == b.offset && a.length == b.length;
+}
+
+// Inserts `ids` (duplicates included) into a table and into an
+// unordered_map, then checks that every answer of the table matches the
+// model: first insert wins, lookups of absent ids fail, ForEach visits each
+// id once.
+void CheckAgainstModel(const std::vector<uint64_t>& ids, size_t reserve) {
+  BlockIdTable table;
+  if (reserve > 0) table.Reserve(reserve);
+  std::unordered_map<uint64_t, BlockMapEntry> model;
+  for (size_t i = 0; i < ids.size(); i++) {
+    const uint64_t id = ids[i];
+    const BlockMapEntry e{static_cast<uint32_t>(i), static_cast<int64_t>(i) * 4096,
+                          static_cast<int64_t>(i % 1000)};
+    bool inserted;
+    const BlockMapEntry* held = table.Insert(id, BlockIdTable::RunHash(id), e, &inserted);
+    auto r = model.emplace(id, e);
+    ASSERT_EQ(r.second, inserted) << "id " << id;
+    ASSERT_TRUE(SameEntry(r.first->second, *held)) << "id " << id;
+  }
+  ASSERT_EQ(model.size(), table.size());
+  for (const auto& kv : model) {
+    const BlockMapEntry* found = table.Find(kv.first, BlockIdTable::RunHash(kv.first));
+    ASSERT_NE(nullptr, found) << "id " << kv.first;
+    ASSERT_TRUE(SameEntry(kv.second, *found)) << "id " << kv.first;
+    // Neighbours that were never inserted are absent.
+    const uint64_t id = kv.first;
+    for (uint64_t probe : {id + 1, id - 1, id ^ (uint64_t{1} << 40)}) {
+      if (model.count(probe) == 0) {
+        ASSERT_EQ(nullptr, table.Find(probe, BlockIdTable::RunHash(probe))) << "id " << probe;
+      }
+    }
+  }
+  size_t visited = 0;
+  table.ForEach([&](uint64_t id, const BlockMapEntry& e) {
+    visited++;
+    auto it = model.find(id);
+    ASSERT_NE(model.end(), it) << "id " << id;
+    EXPECT_TRUE(SameEntry(it->second, e));
+  });
+  EXPECT_EQ(model.size(), visited);
+}
+
+TEST(BlockIdTableTest, EmptyTableFindsNothing) {
+  BlockIdTable table;
+  EXPECT_EQ(0u, table.size());
+  EXPECT_EQ(nullptr, table.Find(0, BlockIdTable::RunHash(0)));
+  EXPECT_EQ(nullptr, table.Find(~0ULL, BlockIdTable::RunHash(~0ULL)));
+  int calls = 0;
+  table.ForEach([&](uint64_t, const BlockMapEntry&) { calls++; });
+  EXPECT_EQ(0, calls);
+}
+
+// The id whose value marks a free slot is a valid block id too.
+TEST(BlockIdTableTest, EveryIdValueIncludingTheFreeSlotMarker) {
+  CheckAgainstModel({~0ULL, 0, 1, ~0ULL - 1, ~0ULL, 0, 7, 8, 9}, 0);
+}
+
+TEST(BlockIdTableTest, ConsecutiveIdsWithGrowthFromEmpty) {
+  std::vector<uint64_t> ids;
+  for (uint64_t id = 1000; id < 1000 + 50000; id++) ids.push_back(id);
+  CheckAgainstModel(ids, 0);
+}
+
+TEST(BlockIdTableTest, ReservedUpFrontAndExceeded) {
+  std::vector<uint64_t> ids;
+  for (uint64_t id = 0; id < 20000; id++) ids.push_back(id * 3);
+  CheckAgainstModel(ids, 5000);
+  CheckAgainstModel(ids, 40000);
+}
+
+// Patterns that defeat weak hashes: ids that differ only in high bits, in
+// multiples of the run length, of powers of two and of the table size;
+// whole runs present; interleaved containers; random ids; and duplicates.
+TEST(BlockIdTableTest, AdversarialPatterns) {
+  std::vector<std::vector<uint64_t>> patterns(6);
+  for (uint64_t i = 0; i < 20000; i++) {
+    patterns[0].push_back(i << 40);
+    patterns[1].push_back(i * BlockIdTable::kRun);
+    patterns[2].push_back(i * 65536);
+    patterns[3].push_back((i % 4) * (1ULL << 50) + i / 4);  // four interleaved ranges
+  }
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; i++) patterns[4].push_back(rng());
+  for (int i = 0; i < 20000; i++) patterns[5].push_back(rng() % 5000);  // many duplicates
+  for (const auto& p : patterns) {
+    SCOPED_TRACE(p[1]);
+    CheckAgainstModel(p, 0);
+  }
+}
+
+// A table keeps probe sequences short only if it never fills: check the
+// load bound as it grows.
+TEST(BlockIdTableTest, StaysAtMostThreeQuartersFull) {
+  BlockIdTable table;
+  bool inserted;
+  for (uint64_t id = 0; id < 100000; id++) {
+    table.Insert(id * 13, BlockIdTable::RunHash(id * 13), BlockMapEntry{}, &inserted);
+    ASSERT_LE(table.size() * 4, table.capacity() * 3) << "after " << id + 1 << " inserts";
+  }
+  BlockIdTable reserved;
+  reserved.Reserve(1000);
+  EXPECT_GE(reserved.capacity() * 3, 1000u * 4);
+}
+
+}  // namespace
+}  // namespace fs
+}  // namespace kudu
