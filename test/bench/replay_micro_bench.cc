@@ -86,9 +86,10 @@ void BM_ParseBlockRecord(benchmark::State& state) {
   r.set_offset(1 << 30);
   r.set_length(4000);
   const std::string body = r.SerializeAsString();
-  BlockRecordPB out;
+  BlockRecordPB fallback;
+  BlockRecord out;
   for (auto _ : state) {
-    bool ok = ParseBlockRecord(body, &out);
+    bool ok = ParseBlockRecord(body, &fallback, &out);
     benchmark::DoNotOptimize(ok);
   }
   state.SetItemsProcessed(state.iterations());

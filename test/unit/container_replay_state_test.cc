@@ -16,15 +16,15 @@ constexpr uint64_t kDataSize = 1 << 20;
 
 TEST(ContainerReplayStateTest, CreateAndDelete) {
   ContainerReplayState s(kDataSize, 0, 4096);
-  s.OnRecord(MakeCreate(5, 0, 100), 16);
-  s.OnRecord(MakeCreate(9, 4096, 5000), 60);
-  s.OnRecord(MakeCreate(7, 12288, 0), 100);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(5, 0, 100)), 16);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(9, 4096, 5000)), 60);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(7, 12288, 0)), 100);
   EXPECT_EQ(3u, s.live_count());
   EXPECT_EQ(5100u, s.live_bytes());
   EXPECT_EQ(4096u + 8192u + 0u, s.live_bytes_aligned());
   EXPECT_EQ(9u, s.max_block_id());
   EXPECT_EQ(12288u, s.next_write_offset());  // 4096 + 5000 aligned up
-  s.OnRecord(MakeDelete(9), 140);
+  s.OnRecord(BlockRecordFromPB(MakeDelete(9)), 140);
   EXPECT_EQ(2u, s.live_count());
   EXPECT_EQ(100u, s.live_bytes());
   EXPECT_EQ(3u, s.total_blocks());
@@ -63,7 +63,7 @@ TEST_P(ContainerReplayStateMalformedTest, IsReportedSkippedAndNotFatal) {
   const MalformedCase& c = GetParam();
   ContainerReplayState s(kDataSize, 0, 4096);
   uint64_t offset = 16;
-  for (const auto& r : c.records) s.OnRecord(r, offset += 40);
+  for (const auto& r : c.records) s.OnRecord(BlockRecordFromPB(r), offset += 40);
   ASSERT_EQ(1u, s.malformed().size());
   EXPECT_NE(std::string::npos, s.malformed()[0].reason.find(c.reason_fragment))
       << s.malformed()[0].reason;
@@ -90,8 +90,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(ContainerReplayStateTest, ZeroLengthBlockAtTheEndOfTheDataFileIsFine) {
   ContainerReplayState s(4096, 0, 4096);
-  s.OnRecord(MakeCreate(1, 4096, 0), 16);
-  s.OnRecord(MakeCreate(2, 1 << 30, 0), 56);  // length 0: the data size is not checked
+  s.OnRecord(BlockRecordFromPB(MakeCreate(1, 4096, 0)), 16);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(2, 1 << 30, 0)), 56);  // length 0: the data size is not checked
   EXPECT_TRUE(s.malformed().empty());
   EXPECT_EQ(2u, s.live_count());
 }
@@ -99,14 +99,14 @@ TEST(ContainerReplayStateTest, ZeroLengthBlockAtTheEndOfTheDataFileIsFine) {
 TEST(ContainerReplayStateTest, EncryptedDataFileStartsAfterItsHeader) {
   ContainerReplayState s(kDataSize, 64, 4096);
   EXPECT_EQ(4096u, s.next_write_offset());
-  s.OnRecord(MakeCreate(1, 4096, 1), 80);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(1, 4096, 1)), 80);
   EXPECT_EQ(8192u, s.next_write_offset());
 }
 
 TEST(ContainerReplayStateTest, ResetForgetsEverything) {
   ContainerReplayState s(kDataSize, 0, 4096);
-  s.OnRecord(MakeCreate(1, 0, 10), 16);
-  s.OnRecord(MakeDelete(8), 56);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(1, 0, 10)), 16);
+  s.OnRecord(BlockRecordFromPB(MakeDelete(8)), 56);
   s.Reset();
   EXPECT_EQ(0u, s.live_count());
   EXPECT_EQ(0u, s.total_blocks());
@@ -118,9 +118,9 @@ TEST(ContainerReplayStateTest, ResetForgetsEverything) {
 
 TEST(ContainerReplayStateTest, ReCreateAfterDeleteIsAccepted) {
   ContainerReplayState s(kDataSize, 0, 4096);
-  s.OnRecord(MakeCreate(1, 0, 10), 16);
-  s.OnRecord(MakeDelete(1), 56);
-  s.OnRecord(MakeCreate(1, 4096, 20), 96);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(1, 0, 10)), 16);
+  s.OnRecord(BlockRecordFromPB(MakeDelete(1)), 56);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(1, 4096, 20)), 96);
   EXPECT_TRUE(s.malformed().empty());
   ASSERT_NE(nullptr, s.live_blocks().Find(1));
   EXPECT_EQ((BlockLocation{4096, 20}), *s.live_blocks().Find(1));

@@ -81,7 +81,7 @@ TEST_P(ContainerReplayerFallbackTest, FailureCausesExactlyOneStreamingReplay) {
       .Times(1)
       .WillOnce(Invoke([&](RandomAccessFile*, BlockRecordSink* sink) {
         for (int i = 0; i < kDelivered; i++) {
-          sink->OnRecord(test::MakeCreate(1000000 + i, 0, 1), 100 + i);
+          sink->OnRecord(BlockRecordFromPB(test::MakeCreate(1000000 + i, 0, 1)), 100 + i);
         }
         ReplayOutcome out;
         out.kind = fc.kind;

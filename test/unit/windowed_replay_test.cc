@@ -365,9 +365,9 @@ TEST(WindowedReplayEncryptionTest, CountZeroRunsMatchesTheIndex) {
 
 class CountingSink : public BlockRecordSink {
  public:
-  void OnRecord(const BlockRecordPB& record, uint64_t offset) override {
+  void OnRecord(const BlockRecord& record, uint64_t offset) override {
     count++;
-    sum += record.block_id().id() + offset;
+    sum += record.block_id + offset;
   }
   uint64_t count = 0;
   uint64_t sum = 0;

@@ -28,6 +28,7 @@
 #include "kudu/util/byte_budget.h"
 #include "kudu/util/file.h"
 #include "util/spec_oracle.h"
+#include "util/test_util.h"
 
 namespace kudu {
 namespace diff {
@@ -74,8 +75,8 @@ inline StateSnapshot Snapshot(const ContainerReplayState& s) {
 class TeeSink : public BlockRecordSink {
  public:
   explicit TeeSink(ContainerReplayState* state) : state_(state) {}
-  void OnRecord(const BlockRecordPB& record, uint64_t offset) override {
-    records.push_back({offset, record.SerializeAsString()});
+  void OnRecord(const BlockRecord& record, uint64_t offset) override {
+    records.push_back({offset, test::SerializeBlockRecord(record)});
     state_->OnRecord(record, offset);
   }
   std::vector<std::pair<uint64_t, std::string>> records;

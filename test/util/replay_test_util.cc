@@ -1,12 +1,13 @@
 #include "replay_test_util.h"
 
 #include "kudu/util/file.h"
+#include "util/test_util.h"
 
 namespace kudu {
 namespace test {
 
-void CapturingSink::OnRecord(const BlockRecordPB& record, uint64_t offset) {
-  entries.push_back(Entry{offset, record.SerializeAsString()});
+void CapturingSink::OnRecord(const BlockRecord& record, uint64_t offset) {
+  entries.push_back(Entry{offset, SerializeBlockRecord(record)});
 }
 
 StrategyRun RunStrategy(ReplayStrategyKind kind, const std::string& path, const ServerKey* key,

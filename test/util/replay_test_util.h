@@ -15,10 +15,10 @@
 namespace kudu {
 namespace test {
 
-// Records every record as (offset, serialized bytes).
+// Records every record as (offset, the record serialised as a BlockRecordPB).
 class CapturingSink : public BlockRecordSink {
  public:
-  void OnRecord(const BlockRecordPB& record, uint64_t offset) override;
+  void OnRecord(const BlockRecord& record, uint64_t offset) override;
   struct Entry {
     uint64_t offset;
     std::string bytes;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kudu/fs/block_record.h"
 #include "kudu/fs/fs.pb.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
@@ -27,6 +28,8 @@ class TempDir {
   std::string path_;
 };
 
+// `record` as a BlockRecordPB, serialised: how tests compare record streams.
+std::string SerializeBlockRecord(const BlockRecord& record);
 BlockRecordPB MakeCreate(uint64_t id, int64_t offset, int64_t length, uint64_t timestamp_us = 1);
 BlockRecordPB MakeDelete(uint64_t id, uint64_t timestamp_us = 2);
 

@@ -63,15 +63,9 @@ __attribute__((always_inline)) inline bool ReadVarint(const uint8_t*& p, const u
 // The encoding every writer emits: each field once, known tags and wire
 // types only, block_id as a 9-byte sub-message holding just its id, op_type a
 // valid enum value, every required field present. For such a body the
-// meaning is unambiguous, so setting the fields directly gives exactly what
+// meaning is unambiguous, so decoding the fields directly gives exactly what
 // protobuf's parser gives. Anything else returns false and goes to protobuf.
-template <class Message>
-inline void ClearUnknownFields(Message* m) {
-  google::protobuf::UnknownFieldSet* u = m->mutable_unknown_fields();
-  if (!u->empty()) u->Clear();
-}
-
-bool ParseCanonical(Slice body, BlockRecordPB* record) {
+bool ParseCanonical(Slice body, BlockRecord* record) {
   const uint8_t* p = body.data();
   const uint8_t* const end = p + body.size();
   uint64_t id = 0, op = 0, ts = 0, offset = 0, length = 0;
@@ -128,30 +122,13 @@ bool ParseCanonical(Slice body, BlockRecordPB* record) {
     seen |= bit;
   }
   if ((seen & 7) != 7 || op > 2) return false;
-  BlockIdPB* block_id = record->mutable_block_id();
-  block_id->set_id(id);
-  // The sub-message too: a previous protobuf parse of a block_id with an
-  // extra field leaves it among the sub-message's unknown fields.
-  // mutable_unknown_fields() rather than unknown_fields(): the latter hands
-  // out protobuf's lazily built shared default instance, whose first use
-  // races (for TSan, inside the uninstrumented libprotobuf) between replay
-  // threads; the mutable set is the message's own, allocated once per
-  // reused message.
-  ClearUnknownFields(block_id);
-  record->set_op_type(static_cast<BlockRecordType>(op));
-  record->set_timestamp_us(ts);
-  if (seen & 8) {
-    record->set_offset(static_cast<int64_t>(offset));
-  } else {
-    record->clear_offset();
-  }
-  if (seen & 16) {
-    record->set_length(static_cast<int64_t>(length));
-  } else {
-    record->clear_length();
-  }
-  // A previous protobuf parse may have left unknown fields behind.
-  ClearUnknownFields(record);
+  record->block_id = id;
+  record->op_type = static_cast<BlockRecordType>(op);
+  record->timestamp_us = ts;
+  record->has_offset = (seen & 8) != 0;
+  record->has_length = (seen & 16) != 0;
+  record->offset = static_cast<int64_t>(offset);  // 0 when absent, as protobuf reads it
+  record->length = static_cast<int64_t>(length);
   return true;
 }
 
@@ -164,9 +141,11 @@ bool ParseBlockRecordWithProtobuf(Slice body, BlockRecordPB* record) {
          record->IsInitialized();
 }
 
-bool ParseBlockRecord(Slice body, BlockRecordPB* record) {
+bool ParseBlockRecord(Slice body, BlockRecordPB* fallback, BlockRecord* record) {
   if (ParseCanonical(body, record)) return true;
-  return ParseBlockRecordWithProtobuf(body, record);
+  if (!ParseBlockRecordWithProtobuf(body, fallback)) return false;
+  *record = BlockRecordFromPB(*fallback);
+  return true;
 }
 
 }  // namespace kudu

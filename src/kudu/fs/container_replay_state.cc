@@ -1,6 +1,5 @@
 #include "kudu/fs/container_replay_state.h"
 
-#include "kudu/fs/fs.pb.h"
 
 namespace kudu {
 
@@ -34,22 +33,22 @@ uint64_t ContainerReplayState::AlignUp(uint64_t v) const {
   return v > UINT64_MAX - pad ? UINT64_MAX : v + pad;
 }
 
-void ContainerReplayState::Malformed(const BlockRecordPB& record, uint64_t offset,
+void ContainerReplayState::Malformed(const BlockRecord& record, uint64_t offset,
                                      std::string reason) {
-  malformed_.push_back(MalformedRecord{record.block_id().id(), offset, std::move(reason)});
+  malformed_.push_back(MalformedRecord{record.block_id, offset, std::move(reason)});
 }
 
-void ContainerReplayState::OnRecord(const BlockRecordPB& record, uint64_t offset) {
+void ContainerReplayState::OnRecord(const BlockRecord& record, uint64_t offset) {
   records_++;
-  const uint64_t id = record.block_id().id();
-  switch (record.op_type()) {
+  const uint64_t id = record.block_id;
+  switch (record.op_type) {
     case CREATE: {
-      if (!record.has_offset() || !record.has_length()) {
+      if (!record.has_offset || !record.has_length) {
         Malformed(record, offset, "CREATE record without offset or length");
         return;
       }
-      const int64_t off = record.offset();
-      const int64_t len = record.length();
+      const int64_t off = record.offset;
+      const int64_t len = record.length;
       if (off < 0 || len < 0) {
         Malformed(record, offset,
                   "CREATE record with negative offset " + std::to_string(off) + " or length " +

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kudu/fs/block_record.h"
 #include "kudu/fs/live_block_set.h"
 #include "kudu/fs/replay_outcome.h"
 
@@ -27,7 +28,7 @@ class ContainerReplayState : public BlockRecordSink {
   // filesystem block size.
   ContainerReplayState(uint64_t data_file_size, uint64_t data_start, uint64_t fs_block_size);
 
-  void OnRecord(const BlockRecordPB& record, uint64_t offset) override;
+  void OnRecord(const BlockRecord& record, uint64_t offset) override;
 
   // Forgets every record applied so far (a failed accelerated replay).
   void Reset();
@@ -53,7 +54,7 @@ class ContainerReplayState : public BlockRecordSink {
   uint64_t records_applied() const { return records_; }
 
  private:
-  void Malformed(const BlockRecordPB& record, uint64_t offset, std::string reason);
+  void Malformed(const BlockRecord& record, uint64_t offset, std::string reason);
   uint64_t AlignUp(uint64_t v) const;
 
   const uint64_t data_file_size_;

@@ -34,19 +34,20 @@ Status ScanLiveRecords(const LiveRecordScanParams& params, LiveRecordScan* scan)
 
   // id → (record offset, body) of the record that made the block live.
   absl::flat_hash_map<uint64_t, LiveRecord> live;
-  BlockRecordPB record;
+  BlockRecordPB fallback;
+  BlockRecord record;
   Slice body;
   uint64_t records = 0;
   while (true) {
     s = reader.ReadNextRecord(&body);
     if (!s.ok()) break;
-    if (!ParseBlockRecord(body, &record)) {
+    if (!ParseBlockRecord(body, &fallback, &record)) {
       s = Status::Corruption(params.metadata_path + ": record at offset " +
                                  std::to_string(reader.record_offset()),
                              "body does not parse as " + BlockRecordTypeName());
       break;
     }
-    const uint64_t id = record.block_id().id();
+    const uint64_t id = record.block_id;
     const bool was_live = state.live_blocks().contains(id);
     state.OnRecord(record, reader.record_offset());
     const bool is_live = state.live_blocks().contains(id);

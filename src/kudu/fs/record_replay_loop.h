@@ -37,8 +37,9 @@ inline ReplayOutcome MakeReplayOutcome(const Status& s, uint64_t offset, uint64_
   return out;
 }
 
+// `fallback`: the message protobuf parses unusual encodings into (reused).
 template <class Source>
-ReplayOutcome ReplayRecordsFrom(Source* source, BlockRecordPB* scratch, BlockRecordSink* sink) {
+ReplayOutcome ReplayRecordsFrom(Source* source, BlockRecordPB* fallback, BlockRecordSink* sink) {
   PbContainerRecordReader<Source> reader(source);
   Status s = reader.ReadHeaders(BlockRecordTypeName());
   if (!s.ok()) {
@@ -47,17 +48,18 @@ ReplayOutcome ReplayRecordsFrom(Source* source, BlockRecordPB* scratch, BlockRec
   }
   uint64_t records = 0;
   Slice body;
+  BlockRecord record;
   while (true) {
     s = reader.ReadNextRecord(&body);
     if (!s.ok()) break;
-    if (!ParseBlockRecord(body, scratch)) {
+    if (!ParseBlockRecord(body, fallback, &record)) {
       s = Status::Corruption(source->filename() + ": record at offset " +
                                  std::to_string(reader.record_offset()),
                              "body of " + std::to_string(body.size()) +
                                  " bytes does not parse as " + BlockRecordTypeName());
       break;
     }
-    sink->OnRecord(*scratch, reader.record_offset());
+    sink->OnRecord(record, reader.record_offset());
     records++;
   }
   return MakeReplayOutcome(s, s.IsEndOfFile() ? reader.next_offset() : reader.record_offset(),

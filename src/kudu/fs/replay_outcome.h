@@ -8,7 +8,7 @@
 
 namespace kudu {
 
-class BlockRecordPB;
+struct BlockRecord;
 
 struct ReplayOutcome {
   enum class Kind {
@@ -46,7 +46,7 @@ class BlockRecordSink {
  public:
   virtual ~BlockRecordSink() = default;
   // `offset` is the raw file offset at which the record starts.
-  virtual void OnRecord(const BlockRecordPB& record, uint64_t offset) = 0;
+  virtual void OnRecord(const BlockRecord& record, uint64_t offset) = 0;
 };
 
 }  // namespace kudu
