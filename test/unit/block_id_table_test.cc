@@ -113,9 +113,19 @@ TEST(BlockIdTableTest, StaysAtMostThreeQuartersFull) {
     table.Insert(id * 13, BlockIdTable::RunHash(id * 13), BlockMapEntry{}, &inserted);
     ASSERT_LE(table.size() * 4, table.capacity() * 3) << "after " << id + 1 << " inserts";
   }
-  BlockIdTable reserved;
-  reserved.Reserve(1000);
-  EXPECT_GE(reserved.capacity() * 3, 1000u * 4);
+  // Reserving takes about 4/3 of a slot per id, whatever n (not the next
+  // power of two), and enough that n inserts do not grow the table.
+  for (size_t n : {1000, 3125, 4097, 100000}) {
+    BlockIdTable reserved;
+    reserved.Reserve(n);
+    const size_t slots = reserved.capacity();
+    EXPECT_GE(slots * 3, n * 4) << n;
+    EXPECT_LE(slots, n * 4 / 3 + 2 * BlockIdTable::kRun) << n;
+    for (uint64_t id = 0; id < n; id++) {
+      reserved.Insert(id, BlockIdTable::RunHash(id), BlockMapEntry{}, &inserted);
+    }
+    EXPECT_EQ(slots, reserved.capacity()) << n;
+  }
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -38,12 +39,11 @@ class BlockIdTable {
   // Consecutive ids that share a home stretch of slots.
   static constexpr uint64_t kRun = 8;
 
-  // A well-mixed 64-bit hash of `id`'s run: its high bits place the run in
-  // a table, its low bits choose the block map's shard (independent bits,
-  // so that a shard's runs still use all of its table).
-  static uint64_t RunHash(uint64_t id) {
-    // The finaliser of MurmurHash3: every input bit affects every output bit.
-    uint64_t x = id / kRun;
+  // A well-mixed 64-bit hash of `id`'s run; its high bits place the run in
+  // a table.
+  static uint64_t RunHash(uint64_t id) { return Mix(id / kRun); }
+  // The finaliser of MurmurHash3: every input bit affects every output bit.
+  static uint64_t Mix(uint64_t x) {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdULL;
     x ^= x >> 33;
@@ -72,12 +72,19 @@ class BlockIdTable {
       }
       if (k == kEmpty) {
         keys_[p] = id;
-        values_[p] = entry;
+        // Field by field: the caller's entry is usually a temporary it just
+        // stored field by field, and one 16-byte copy of two of its 8-byte
+        // fields cannot be forwarded from those stores (a ~15-cycle stall
+        // per insert, a third of the merge).
+        BlockMapEntry& v = values_[p];
+        v.container = entry.container;
+        v.offset = entry.offset;
+        v.length = entry.length;
         size_++;
         *inserted = true;
         return &values_[p];
       }
-      p = (p + 1) & mask_;
+      p = Next(p);
     }
   }
   const BlockMapEntry* Find(uint64_t id, uint64_t run_hash) const;
@@ -94,12 +101,12 @@ class BlockIdTable {
   void Reserve(size_t n);
   size_t size() const { return size_ + (has_empty_key_ ? 1 : 0); }
   // Slots allocated (statistics, tests).
-  size_t capacity() const { return mask_ + 1; }
+  size_t capacity() const { return capacity_; }
 
   // fn(id, entry) for every id, in no particular order.
   template <typename Fn>
   void ForEach(Fn&& fn) const {
-    for (size_t p = 0; keys_ != nullptr && p <= mask_; p++) {
+    for (size_t p = 0; p < capacity_; p++) {
       if (keys_[p] != kEmpty) fn(keys_[p], values_[p]);
     }
     if (has_empty_key_) fn(kEmpty, empty_key_value_);
@@ -111,9 +118,20 @@ class BlockIdTable {
   static constexpr uint64_t kEmpty = ~0ULL;
   // At most 3/4 full: linear probing's probe lengths stay short.
   static size_t MaxSizeFor(size_t capacity) { return capacity / 4 * 3; }
+  // Slots for at most `n` ids: any multiple of kRun (not only powers of
+  // two), so that a table reserved for n ids takes 4/3 n slots, not up to
+  // twice that.
+  static size_t SlotsFor(size_t n) {
+    const size_t slots = (n / 3 + 1) * 4;
+    return std::max<size_t>(2 * kRun, (slots + kRun - 1) / kRun * kRun);
+  }
 
   size_t Home(uint64_t id, uint64_t run_hash) const {
-    return ((run_hash >> run_shift_) * kRun + id % kRun) & mask_;
+    // The run hash scaled to [0, runs) by a multiply (Lemire's "fastrange"):
+    // its high bits decide, as a power-of-two table's mask would.
+    const uint64_t run = static_cast<uint64_t>(
+        (static_cast<unsigned __int128>(run_hash) * (capacity_ / kRun)) >> 64);
+    return run * kRun + id % kRun;
   }
   void Grow();
   void Rehash(size_t slots);
@@ -130,8 +148,9 @@ class BlockIdTable {
 
   std::unique_ptr<uint64_t[]> keys_;
   Values values_;
-  size_t mask_ = 0;      // capacity - 1 (capacity a power of two >= 2 * kRun)
-  int run_shift_ = 64;   // 64 - log2(capacity / kRun): the run hash's top bits
+  size_t Next(size_t p) const { return p + 1 == capacity_ ? 0 : p + 1; }
+
+  size_t capacity_ = 0;  // slots: a multiple of kRun, >= 2 * kRun once allocated
   size_t size_ = 0;      // ids in the arrays
   size_t max_size_ = 0;  // grow before exceeding
   bool has_empty_key_ = false;
