@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -88,6 +89,51 @@ TEST(BlockMapTest, ConcurrentBatchesFindEveryDuplicateOnce) {
     for (const BlockMap::Rejected& x : r) EXPECT_NE(x.held_by, x.rejected_from);
   }
   EXPECT_EQ(kIds * (kThreads - 1), total);
+}
+
+// Sorted containers are inserted from their own arrays, run by run:
+// containers that straddle shard stretches, overlap each other (the first
+// added holds the id) and overlap ids already in the map.
+TEST(BlockMapTest, SortedRunsInsertLikeSingleEntries) {
+  BlockMap m;
+  ASSERT_TRUE(m.Insert(130, BlockMapEntry{9, 1, 1}, nullptr));
+  std::vector<LiveBlock> a, b;
+  for (uint64_t id = 1; id <= 1000; id += 3) a.push_back(LiveBlock{id, BlockLocation{int64_t(id) * 4096, 7}});
+  for (uint64_t id = 900; id <= 5000; id++) b.push_back(LiveBlock{id, BlockLocation{int64_t(id), 1}});
+  BlockMap::Batch batch;
+  batch.AddSorted(1, a.data(), a.size());
+  batch.AddSorted(2, b.data(), b.size());
+  batch.AddSorted(3, b.data(), 0);  // an empty container
+  EXPECT_EQ(a.size() + b.size(), batch.size());
+  std::vector<BlockMap::Rejected> rejected;
+  m.InsertBatch(&batch, &rejected);
+  EXPECT_EQ(0u, batch.size());
+
+  std::map<uint64_t, uint32_t> expected_holder = {{130, 9}};
+  std::map<uint64_t, std::pair<uint32_t, uint32_t>> expected_rejected;  // id -> (held, rejected)
+  for (const LiveBlock& x : a) {
+    if (!expected_holder.emplace(x.id, 1).second) expected_rejected[x.id] = {expected_holder[x.id], 1};
+  }
+  for (const LiveBlock& x : b) {
+    if (!expected_holder.emplace(x.id, 2).second) expected_rejected[x.id] = {expected_holder[x.id], 2};
+  }
+  EXPECT_EQ(expected_holder.size(), m.size());
+  for (const auto& kv : expected_holder) {
+    BlockMapEntry e;
+    ASSERT_TRUE(m.Find(kv.first, &e)) << kv.first;
+    EXPECT_EQ(kv.second, e.container) << kv.first;
+  }
+  BlockMapEntry e;
+  ASSERT_TRUE(m.Find(4, &e));
+  EXPECT_EQ(4 * 4096, e.offset);
+  EXPECT_EQ(7, e.length);
+  ASSERT_EQ(expected_rejected.size(), rejected.size());
+  for (const BlockMap::Rejected& r : rejected) {
+    auto it = expected_rejected.find(r.id);
+    ASSERT_NE(expected_rejected.end(), it) << r.id;
+    EXPECT_EQ(it->second.first, r.held_by) << r.id;
+    EXPECT_EQ(it->second.second, r.rejected_from) << r.id;
+  }
 }
 
 TEST(BlockMapTest, ConcurrentInsertsFindEveryDuplicateOnce) {

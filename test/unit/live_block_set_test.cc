@@ -37,6 +37,18 @@ void ExpectSame(const Model& model, const LiveBlockSet& set) {
     // While sorted, the merge sees ids in order.
     EXPECT_TRUE(std::is_sorted(visited.begin(), visited.end()));
   }
+  // What the merge takes: every live block by ascending id, no tombstone,
+  // whichever representation; the set is empty afterwards.
+  LiveBlockSet taken = set;
+  std::vector<LiveBlock> blocks = taken.TakeSorted();
+  ASSERT_EQ(expected.size(), blocks.size());
+  for (size_t i = 0; i < blocks.size(); i++) {
+    EXPECT_EQ(expected[i].first, blocks[i].id);
+    EXPECT_EQ(expected[i].second, blocks[i].loc);
+  }
+  EXPECT_TRUE(taken.empty());
+  EXPECT_EQ(0u, taken.slot_count());
+  EXPECT_TRUE(taken.Insert(1, BlockLocation{0, 1}));  // usable again
 }
 
 TEST(LiveBlockSetTest, AscendingIdsStaySorted) {

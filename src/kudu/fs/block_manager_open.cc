@@ -95,12 +95,15 @@ struct MergeBuffer {
   // Flush once this many blocks are waiting: a few MiB per thread.
   static constexpr size_t kFlushBlocks = 1 << 16;
   BlockMap::Batch items;
+  // The containers' live blocks the batch points into, kept until it is
+  // inserted.
+  std::vector<std::vector<LiveBlock>> pending;
   std::vector<BlockMap::Rejected> rejected;
 };
 
 void FlushMergeBuffer(SharedOpenState* shared, MergeBuffer* buf) {
-  if (buf->items.size() == 0) return;
-  shared->map->InsertBatch(&buf->items, &buf->rejected);
+  if (buf->items.size() > 0) shared->map->InsertBatch(&buf->items, &buf->rejected);
+  buf->pending.clear();
   if (buf->rejected.empty()) return;
   std::lock_guard<std::mutex> l(shared->conflicts_mu);
   for (const BlockMap::Rejected& r : buf->rejected) {
@@ -290,10 +293,9 @@ void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* repla
   // thread's other containers). Blocks of a failed container are merged
   // too: the map is not published then, but a duplicate id is still worth
   // reporting.
-  merge->items.Reserve(state.live_count());
-  state.live_blocks().ForEach([merge, index](uint64_t id, const BlockLocation& loc) {
-    merge->items.Add(id, BlockMapEntry{index, loc.offset, loc.length});
-  });
+  merge->pending.push_back(state.TakeLiveBlocks());
+  const std::vector<LiveBlock>& blocks = merge->pending.back();
+  merge->items.AddSorted(index, blocks.data(), blocks.size());
   if (merge->items.size() >= MergeBuffer::kFlushBlocks) FlushMergeBuffer(shared, merge);
 }
 

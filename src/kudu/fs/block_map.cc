@@ -6,17 +6,39 @@
 namespace kudu {
 namespace fs {
 
-static_assert((BlockMap::kNumShards & (BlockMap::kNumShards - 1)) == 0,
-              "ShardOf takes the run hash modulo kNumShards: a mask");
+static_assert((BlockMap::kNumShards & (BlockMap::kNumShards - 1)) == 0 &&
+                  (BlockMap::kShardStretch & (BlockMap::kShardStretch - 1)) == 0,
+              "ShardOf divides and takes a remainder: shifts and masks");
 
 bool BlockMap::Insert(uint64_t id, const BlockMapEntry& entry, BlockMapEntry* existing) {
-  const uint64_t h = BlockIdTable::RunHash(id);
-  Shard& s = shards_[ShardOf(h)];
+  Shard& s = shards_[ShardOf(id)];
   std::lock_guard<std::mutex> l(s.mu);
   bool inserted;
-  const BlockMapEntry* held = s.map.Insert(id, h, entry, &inserted);
+  const BlockMapEntry* held = s.map.Insert(id, BlockIdTable::RunHash(id), entry, &inserted);
   if (!inserted && existing != nullptr) *existing = *held;
   return inserted;
+}
+
+void BlockMap::Batch::AddSorted(uint32_t container, const LiveBlock* blocks, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    const uint64_t stretch = blocks[i].id / kShardStretch;
+    size_t j = i + 1;
+    while (j < n && blocks[j].id / kShardStretch == stretch) j++;
+    const int s = ShardOf(blocks[i].id);
+    runs_[s].push_back(Run{blocks + i, static_cast<uint32_t>(j - i), container});
+    shard_sizes_[s] += j - i;
+    size_ += j - i;
+    i = j;
+  }
+}
+
+// Inlined: called once per block, with an entry the caller has just built.
+__attribute__((always_inline)) inline void BlockMap::InsertLocked(
+    Shard* shard, uint64_t id, const BlockMapEntry& entry, std::vector<Rejected>* rejected) {
+  bool inserted;
+  const BlockMapEntry* held = shard->map.Insert(id, BlockIdTable::RunHash(id), entry, &inserted);
+  if (!inserted) rejected->push_back(Rejected{id, held->container, entry.container});
 }
 
 void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
@@ -30,15 +52,15 @@ void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
   const int start = static_cast<int>(next_start.fetch_add(7, std::memory_order_relaxed) % kNumShards);
   for (int k = 0; k < kNumShards; k++) {
     const int s = (start + k) % kNumShards;
-    std::vector<Item>& items = batch->shards_[s];
-    const size_t n = items.size();
-    if (n == 0) continue;
+    if (batch->shard_sizes_[s] == 0) continue;
+    std::vector<Item>& items = batch->items_[s];
+    std::vector<Batch::Run>& runs = batch->runs_[s];
     Shard& shard = shards_[s];
     {
       std::lock_guard<std::mutex> l(shard.mu);
-      // Grown once for the whole batch, not step by step inside the loop
-      // (and never while prefetched addresses are pending).
-      shard.map.Reserve(shard.map.size() + n);
+      // Grown once for the whole batch, not step by step inside the loop.
+      shard.map.Reserve(shard.map.size() + batch->shard_sizes_[s]);
+      const size_t n = items.size();
       for (size_t i = 0; i < n && i < kAhead; i++) {
         shard.map.Prefetch(items[i].id, BlockIdTable::RunHash(items[i].id));
       }
@@ -46,23 +68,33 @@ void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
         if (i + kAhead < n) {
           shard.map.Prefetch(items[i + kAhead].id, BlockIdTable::RunHash(items[i + kAhead].id));
         }
-        const Item& it = items[i];
-        bool inserted;
-        const BlockMapEntry* held =
-            shard.map.Insert(it.id, BlockIdTable::RunHash(it.id), it.entry, &inserted);
-        if (!inserted) rejected->push_back(Rejected{it.id, held->container, it.entry.container});
+        InsertLocked(&shard, items[i].id, items[i].entry, rejected);
+      }
+      for (const Batch::Run& run : runs) {
+        const LiveBlock* b = run.blocks;
+        const size_t m = run.count;
+        // A run is consecutive ids: one prefetch per table run (kRun ids)
+        // covers the rest of it.
+        for (size_t i = 0; i < m; i += BlockIdTable::kRun) {
+          shard.map.Prefetch(b[i].id, BlockIdTable::RunHash(b[i].id));
+        }
+        for (size_t i = 0; i < m; i++) {
+          InsertLocked(&shard, b[i].id, BlockMapEntry{run.container, b[i].loc.offset, b[i].loc.length},
+                       rejected);
+        }
       }
     }
     items.clear();
+    runs.clear();
+    batch->shard_sizes_[s] = 0;
   }
   batch->size_ = 0;
 }
 
 bool BlockMap::Find(uint64_t id, BlockMapEntry* entry) const {
-  const uint64_t h = BlockIdTable::RunHash(id);
-  const Shard& s = shards_[ShardOf(h)];
+  const Shard& s = shards_[ShardOf(id)];
   std::lock_guard<std::mutex> l(s.mu);
-  const BlockMapEntry* found = s.map.Find(id, h);
+  const BlockMapEntry* found = s.map.Find(id, BlockIdTable::RunHash(id));
   if (found == nullptr) return false;
   if (entry != nullptr) *entry = *found;
   return true;
@@ -71,9 +103,9 @@ bool BlockMap::Find(uint64_t id, BlockMapEntry* entry) const {
 void BlockMap::Reserve(size_t n) {
   for (Shard& s : shards_) {
     std::lock_guard<std::mutex> l(s.mu);
-    // Runs of ids (not single ids) are what spreads over shards: leave room
-    // for a shard getting a few runs more than its share.
-    s.map.Reserve(n / kNumShards + n / (8 * kNumShards) + BlockIdTable::kRun);
+    // Stretches of ids (not single ids) are what spreads over shards: leave
+    // room for a shard getting a few more than its share.
+    s.map.Reserve(n / kNumShards + n / (4 * kNumShards) + kShardStretch);
   }
 }
 

@@ -5,7 +5,11 @@
 // Replay threads of every data dir merge concurrently, so the map is split
 // into shards by id, each with its own lock: two threads merging different
 // containers rarely touch the same shard at once, and no thread ever holds
-// two shard locks (so there is no lock order to get wrong).
+// two shard locks (so there is no lock order to get wrong). A shard holds
+// whole stretches of kShardStretch consecutive ids, hashed to shards: a
+// container's blocks sorted by id fall into a few long runs per shard, which
+// the merge inserts from where they are instead of copying each block into a
+// per-shard queue.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +20,7 @@
 #include <vector>
 
 #include "kudu/fs/block_id_table.h"
+#include "kudu/fs/live_block_set.h"
 
 namespace kudu {
 namespace fs {
@@ -23,6 +28,7 @@ namespace fs {
 class BlockMap {
  public:
   static constexpr int kNumShards = 32;
+  static constexpr uint64_t kShardStretch = 64;
 
   BlockMap() = default;
   BlockMap(const BlockMap&) = delete;
@@ -36,31 +42,33 @@ class BlockMap {
     BlockMapEntry entry;
   };
   // Entries waiting to be inserted, grouped by shard as they are added, so
-  // that inserting them takes each shard's lock once and needs no sorting or
-  // copying. Not thread-safe (one per replay thread); keeps its capacity.
+  // that inserting them takes each shard's lock once. Not thread-safe (one
+  // per replay thread); keeps its capacity.
   class Batch {
    public:
+    // One entry, copied into the batch.
     void Add(uint64_t id, const BlockMapEntry& entry) {
-      shards_[ShardOf(BlockIdTable::RunHash(id))].push_back(Item{id, entry});
+      const int s = ShardOf(id);
+      items_[s].push_back(Item{id, entry});
+      shard_sizes_[s]++;
       size_++;
     }
+    // Every block of `blocks[0, n)`, held by `container`, ids strictly
+    // ascending. Not copied: the batch keeps only where each shard's runs
+    // start, so the array must stay as it is until the batch is inserted.
+    void AddSorted(uint32_t container, const LiveBlock* blocks, size_t n);
     size_t size() const { return size_; }
-    // Room for `more` entries spread over the shards (ids hash evenly), so
-    // that adding a large container's blocks does not regrow 32 vectors
-    // step by step. Grows geometrically: a reserve of exactly size + more
-    // per small container would copy each shard again and again.
-    void Reserve(size_t more) {
-      const size_t per_shard = more / kNumShards + more / (4 * kNumShards) + 16;
-      for (std::vector<Item>& s : shards_) {
-        if (s.capacity() < s.size() + per_shard) {
-          s.reserve(std::max(2 * s.capacity(), s.size() + per_shard));
-        }
-      }
-    }
 
    private:
     friend class BlockMap;
-    std::vector<Item> shards_[kNumShards];
+    struct Run {
+      const LiveBlock* blocks;
+      uint32_t count;
+      uint32_t container;
+    };
+    std::vector<Item> items_[kNumShards];
+    std::vector<Run> runs_[kNumShards];
+    size_t shard_sizes_[kNumShards] = {};
     size_t size_ = 0;
   };
   struct Rejected {
@@ -70,9 +78,10 @@ class BlockMap {
   };
   // Inserts every entry of `*batch`, taking each shard's lock once (the open
   // merges each replay thread's containers in batches) and leaves the batch
-  // empty. An id already present (in the map, or earlier in the batch) is
-  // left as it is and reported in `*rejected` with the container that holds
-  // it. Thread-safe.
+  // empty. An id already present (in the map, or earlier in the batch: what
+  // Add added counts as earlier than what AddSorted added, otherwise the
+  // order of adding) is left as it is and reported in `*rejected` with the
+  // container that holds it. Thread-safe.
   void InsertBatch(Batch* batch, std::vector<Rejected>* rejected);
   // Thread-safe.
   bool Find(uint64_t id, BlockMapEntry* entry) const;
@@ -92,9 +101,14 @@ class BlockMap {
     mutable std::mutex mu;
     BlockIdTable map;
   };
-  // The run hash's low bits (the table uses its high bits): a run of
-  // consecutive ids stays in one shard, and runs spread evenly over shards.
-  static int ShardOf(uint64_t run_hash) { return static_cast<int>(run_hash % kNumShards); }
+  // Stretches of ids spread evenly over the shards whatever the ids look
+  // like; the table inside a shard places ids by another hash.
+  static int ShardOf(uint64_t id) {
+    return static_cast<int>(BlockIdTable::Mix(id / kShardStretch) % kNumShards);
+  }
+  // Inserts into a locked shard; a duplicate goes to `*rejected`.
+  static void InsertLocked(Shard* shard, uint64_t id, const BlockMapEntry& entry,
+                           std::vector<Rejected>* rejected);
   Shard shards_[kNumShards];
 };
 

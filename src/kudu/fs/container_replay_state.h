@@ -36,6 +36,10 @@ class ContainerReplayState : public BlockRecordSink {
   void Reserve(size_t records);
 
   const LiveBlockSet& live_blocks() const { return live_; }
+  // The live blocks by ascending id, moved out for the merge once the replay
+  // has ended: live_blocks() is empty afterwards; the counters below keep
+  // their values.
+  std::vector<LiveBlock> TakeLiveBlocks() { return live_.TakeSorted(); }
   const std::vector<MalformedRecord>& malformed() const { return malformed_; }
 
   uint64_t live_count() const { return live_.size(); }

@@ -129,4 +129,23 @@ std::vector<std::pair<uint64_t, BlockLocation>> LiveBlockSet::SortedEntries() co
   return out;
 }
 
+std::vector<LiveBlock> LiveBlockSet::TakeSorted() {
+  std::vector<LiveBlock> out;
+  if (hashed_) {
+    out.reserve(map_.size());
+    for (const auto& kv : map_) out.push_back(LiveBlock{kv.first, kv.second});
+    std::sort(out.begin(), out.end(),
+              [](const LiveBlock& a, const LiveBlock& b) { return a.id < b.id; });
+  } else {
+    if (tombstones_ > 0) {
+      sorted_.erase(std::remove_if(sorted_.begin(), sorted_.end(),
+                                   [](const Slot& s) { return s.loc.length == kTombstone; }),
+                    sorted_.end());
+    }
+    out = std::move(sorted_);
+  }
+  Clear();
+  return out;
+}
+
 }  // namespace kudu
