@@ -266,7 +266,8 @@ class MutationTest : public ::testing::TestWithParam<Variant> {
     ASSERT_EQ(e.record, run.records.size()) << what;
     for (size_t i = 0; i < e.record; i++) {
       ASSERT_EQ(offsets_[i], run.records[i].first) << what;
-      ASSERT_EQ(records_[i].SerializeAsString(), run.records[i].second) << what;
+      ASSERT_EQ(test::SerializeBlockRecord(BlockRecordFromPB(records_[i])), run.records[i].second)
+          << what;
     }
     ASSERT_EQ(expected_live_[e.record], LiveOf(run)) << what;
   }

@@ -33,16 +33,6 @@ TempDir::~TempDir() {
 
 std::string TempDir::Join(const std::string& name) const { return env::JoinPath(path_, name); }
 
-std::string SerializeBlockRecord(const BlockRecord& record) {
-  BlockRecordPB pb;
-  pb.mutable_block_id()->set_id(record.block_id);
-  pb.set_op_type(record.op_type);
-  pb.set_timestamp_us(record.timestamp_us);
-  if (record.has_offset) pb.set_offset(record.offset);
-  if (record.has_length) pb.set_length(record.length);
-  return pb.SerializeAsString();
-}
-
 BlockRecordPB MakeCreate(uint64_t id, int64_t offset, int64_t length, uint64_t timestamp_us) {
   BlockRecordPB r;
   r.mutable_block_id()->set_id(id);

@@ -29,7 +29,16 @@ class TempDir {
 };
 
 // `record` as a BlockRecordPB, serialised: how tests compare record streams.
-std::string SerializeBlockRecord(const BlockRecord& record);
+// Inline: the fuzz targets use it without linking the test helpers.
+inline std::string SerializeBlockRecord(const BlockRecord& record) {
+  BlockRecordPB pb;
+  pb.mutable_block_id()->set_id(record.block_id);
+  pb.set_op_type(record.op_type);
+  pb.set_timestamp_us(0);  // not kept by BlockRecord (the replay never reads it)
+  if (record.has_offset) pb.set_offset(record.offset);
+  if (record.has_length) pb.set_length(record.length);
+  return pb.SerializeAsString();
+}
 BlockRecordPB MakeCreate(uint64_t id, int64_t offset, int64_t length, uint64_t timestamp_us = 1);
 BlockRecordPB MakeDelete(uint64_t id, uint64_t timestamp_us = 2);
 

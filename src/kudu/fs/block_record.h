@@ -16,10 +16,12 @@
 
 namespace kudu {
 
+// timestamp_us is not kept: the replay never reads it (neither does Kudu's),
+// so the parser only checks that it is well formed, which the body must be
+// to parse, and skips it.
 struct BlockRecord {
   uint64_t block_id = 0;
   BlockRecordType op_type = UNKNOWN;
-  uint64_t timestamp_us = 0;
   // offset and length are optional in the format: a CREATE without them is
   // malformed, which the record semantics must be able to tell.
   bool has_offset = false;
@@ -28,7 +30,7 @@ struct BlockRecord {
   int64_t length = 0;
 
   bool operator==(const BlockRecord& o) const {
-    return block_id == o.block_id && op_type == o.op_type && timestamp_us == o.timestamp_us &&
+    return block_id == o.block_id && op_type == o.op_type &&
            has_offset == o.has_offset && has_length == o.has_length && offset == o.offset &&
            length == o.length;
   }
@@ -40,7 +42,6 @@ inline BlockRecord BlockRecordFromPB(const BlockRecordPB& pb) {
   BlockRecord r;
   r.block_id = pb.block_id().id();
   r.op_type = pb.op_type();
-  r.timestamp_us = pb.timestamp_us();
   r.has_offset = pb.has_offset();
   r.has_length = pb.has_length();
   r.offset = pb.offset();
