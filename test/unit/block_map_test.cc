@@ -136,6 +136,53 @@ TEST(BlockMapTest, SortedRunsInsertLikeSingleEntries) {
   }
 }
 
+// The open reserves the map, starts the merges and allocates the map on its
+// own thread meanwhile: a shard is allocated once, by whichever comes first,
+// and nothing inserted before or after is lost (run under TSan too).
+TEST(BlockMapTest, AllocateWhileMergesRun) {
+  BlockMap m;
+  constexpr int kThreads = 4;
+  constexpr uint64_t kPerThread = 30000;
+  m.Reserve(kThreads * kPerThread);
+  std::vector<std::vector<LiveBlock>> blocks(kThreads);
+  for (int t = 0; t < kThreads; t++) {
+    for (uint64_t i = 0; i < kPerThread; i++) {
+      const uint64_t id = (t * kPerThread + i) * 3;
+      blocks[t].push_back(LiveBlock{id, BlockLocation{static_cast<int64_t>(id), 1}});
+    }
+  }
+  std::vector<std::thread> threads;
+  std::vector<std::vector<BlockMap::Rejected>> rejected(kThreads);
+  for (int t = 0; t < kThreads; t++) {
+    threads.emplace_back([&, t] {
+      BlockMap::Batch batch;
+      // Two containers per thread, merged one at a time.
+      batch.AddSorted(t, blocks[t].data(), kPerThread / 2);
+      m.InsertBatch(&batch, &rejected[t]);
+      batch.AddSorted(t, blocks[t].data() + kPerThread / 2, kPerThread - kPerThread / 2);
+      m.InsertBatch(&batch, &rejected[t]);
+    });
+  }
+  m.Allocate();
+  for (auto& th : threads) th.join();
+  m.Allocate();  // a second call finds every shard allocated
+  EXPECT_EQ(kThreads * kPerThread, m.size());
+  for (int t = 0; t < kThreads; t++) {
+    EXPECT_TRUE(rejected[t].empty());
+    for (const LiveBlock& b : blocks[t]) {
+      BlockMapEntry e;
+      ASSERT_TRUE(m.Find(b.id, &e)) << b.id;
+      EXPECT_EQ(static_cast<uint32_t>(t), e.container);
+      EXPECT_EQ(b.loc.offset, e.offset);
+    }
+  }
+  // A single insert into a map reserved but never allocated works too.
+  BlockMap lazy;
+  lazy.Reserve(1000);
+  EXPECT_TRUE(lazy.Insert(42, BlockMapEntry{1, 2, 3}, nullptr));
+  EXPECT_TRUE(lazy.Find(42, nullptr));
+}
+
 TEST(BlockMapTest, ConcurrentInsertsFindEveryDuplicateOnce) {
   BlockMap m;
   constexpr int kThreads = 8;

@@ -19,8 +19,11 @@ const BlockMapEntry* BlockIdTable::Find(uint64_t id, uint64_t run_hash) const {
   }
 }
 
-void BlockIdTable::Reserve(size_t n) {
-  if (keys_ == nullptr || MaxSizeFor(capacity_) < n) Rehash(std::max(SlotsFor(n), capacity_));
+void BlockIdTable::Reserve(size_t n, bool touch) {
+  if (keys_ == nullptr || MaxSizeFor(capacity_) < n) {
+    Rehash(std::max(SlotsFor(n), capacity_));
+    if (touch) std::memset(static_cast<void*>(values_.get()), 0, capacity_ * sizeof(BlockMapEntry));
+  }
 }
 
 void BlockIdTable::Grow() { Rehash(keys_ == nullptr ? SlotsFor(0) : 2 * capacity_); }

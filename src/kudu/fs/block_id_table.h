@@ -97,8 +97,10 @@ class BlockIdTable {
     __builtin_prefetch(&values_[p], 1);
   }
 
-  // Room for `n` ids without growing.
-  void Reserve(size_t n);
+  // Room for `n` ids without growing. With `touch`, the value array's pages
+  // are faulted in now (by whoever has time for it) rather than by the
+  // inserts that fill them.
+  void Reserve(size_t n, bool touch = false);
   size_t size() const { return size_ + (has_empty_key_ ? 1 : 0); }
   // Slots allocated (statistics, tests).
   size_t capacity() const { return capacity_; }

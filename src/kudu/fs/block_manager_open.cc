@@ -550,6 +550,18 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
     return usage_failure(probe);
   }
 
+  // The block map sized once for every CREATE record the files can hold,
+  // so that merges do not rehash it shard by shard as it fills (sized here,
+  // allocated below).
+  {
+    uint64_t payload = 0;
+    for (const ContainerInfo& c : containers) {
+      const uint64_t header = c.encrypted ? kEncryptionHeaderSize : 0;
+      if (c.has_metadata) payload += c.metadata_size - std::min(c.metadata_size, header);
+    }
+    shared.map->Reserve(EstimatedCreateRecords(payload));
+  }
+
   // Replay: one pool per dir, one ContainerReplayer and merge buffer per
   // pool thread; the dir's read-ahead runs ahead of the pool's cursor.
   {
@@ -611,20 +623,11 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
         });
       }
     }
-    // The block map sized once for every CREATE record the files can hold,
-    // so that merges do not rehash it shard by shard as it fills. Done here,
-    // once the replay threads run, not before: allocating and initialising
-    // it (~10 bytes per record) would delay the first metadata read of a
-    // cold start, and no merge comes before a container's replay has ended
-    // (a shard reserved by a merge first is only grown, under its lock).
-    {
-      uint64_t payload = 0;
-      for (const ContainerInfo& c : containers) {
-        const uint64_t header = c.encrypted ? kEncryptionHeaderSize : 0;
-        if (c.has_metadata) payload += c.metadata_size - std::min(c.metadata_size, header);
-      }
-      shared.map->Reserve(EstimatedCreateRecords(payload));
-    }
+    // The block map's memory, allocated and touched by this thread while
+    // the replay threads wait for their first reads, not before they start
+    // (it would delay the first metadata read of a cold start) nor by the
+    // merges (a shard a merge reaches first allocates itself).
+    shared.map->Allocate();
     // Logged once the replay threads run: glog's timestamp can cost a disk
     // read after a reboot (glibc stats /etc/localtime), which would
     // otherwise delay every replay.

@@ -13,6 +13,7 @@ static_assert((BlockMap::kNumShards & (BlockMap::kNumShards - 1)) == 0 &&
 bool BlockMap::Insert(uint64_t id, const BlockMapEntry& entry, BlockMapEntry* existing) {
   Shard& s = shards_[ShardOf(id)];
   std::lock_guard<std::mutex> l(s.mu);
+  if (s.map.capacity() == 0) s.map.Reserve(reserved_per_shard_);
   bool inserted;
   const BlockMapEntry* held = s.map.Insert(id, BlockIdTable::RunHash(id), entry, &inserted);
   if (!inserted && existing != nullptr) *existing = *held;
@@ -59,7 +60,7 @@ void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
     {
       std::lock_guard<std::mutex> l(shard.mu);
       // Grown once for the whole batch, not step by step inside the loop.
-      shard.map.Reserve(shard.map.size() + batch->shard_sizes_[s]);
+      shard.map.Reserve(std::max(reserved_per_shard_, shard.map.size() + batch->shard_sizes_[s]));
       const size_t n = items.size();
       for (size_t i = 0; i < n && i < kAhead; i++) {
         shard.map.Prefetch(items[i].id, BlockIdTable::RunHash(items[i].id));
@@ -101,11 +102,16 @@ bool BlockMap::Find(uint64_t id, BlockMapEntry* entry) const {
 }
 
 void BlockMap::Reserve(size_t n) {
+  // Stretches of ids (not single ids) are what spreads over shards: leave
+  // room for a shard getting a few more than its share.
+  reserved_per_shard_ = n == 0 ? 0 : n / kNumShards + n / (4 * kNumShards) + kShardStretch;
+}
+
+void BlockMap::Allocate() {
+  if (reserved_per_shard_ == 0) return;
   for (Shard& s : shards_) {
     std::lock_guard<std::mutex> l(s.mu);
-    // Stretches of ids (not single ids) are what spreads over shards: leave
-    // room for a shard getting a few more than its share.
-    s.map.Reserve(n / kNumShards + n / (4 * kNumShards) + kShardStretch);
+    if (s.map.capacity() == 0) s.map.Reserve(reserved_per_shard_, /*touch=*/true);
   }
 }
 

@@ -85,7 +85,16 @@ class BlockMap {
   void InsertBatch(Batch* batch, std::vector<Rejected>* rejected);
   // Thread-safe.
   bool Find(uint64_t id, BlockMapEntry* entry) const;
+  // Sizes the map for about `n` entries without allocating anything: each
+  // shard allocates its share when it is first inserted into, or in
+  // Allocate(), whichever comes first, so no shard is ever rehashed to
+  // reach the reserved size. Not concurrent with inserts (before the merges).
   void Reserve(size_t n);
+  // Allocates each shard not allocated yet, for its share of Reserve()'s n,
+  // and touches the memory, so that merges do not take its page faults.
+  // The open calls it on its own thread while the replay threads wait for
+  // their first reads. Thread-safe.
+  void Allocate();
 
   // Not thread-safe with concurrent inserts: for after the open.
   size_t size() const;
@@ -110,6 +119,7 @@ class BlockMap {
   static void InsertLocked(Shard* shard, uint64_t id, const BlockMapEntry& entry,
                            std::vector<Rejected>* rejected);
   Shard shards_[kNumShards];
+  size_t reserved_per_shard_ = 0;
 };
 
 }  // namespace fs
