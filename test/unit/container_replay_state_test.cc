@@ -127,5 +127,33 @@ TEST(ContainerReplayStateTest, ReCreateAfterDeleteIsAccepted) {
   EXPECT_EQ(2u, s.total_blocks());
 }
 
+// Block-size rounding (live_bytes_aligned, next_write_offset) against a
+// plain ceiling division, for power-of-two sizes (the masked path) and
+// others, at small values, around multiples and at the int64 limit.
+TEST(ContainerReplayStateTest, RoundsUpToTheFilesystemBlockSize) {
+  auto ceil_to = [](uint64_t v, uint64_t b) {
+    const unsigned __int128 r = (static_cast<unsigned __int128>(v) + b - 1) / b * b;
+    return r > UINT64_MAX ? UINT64_MAX : static_cast<uint64_t>(r);
+  };
+  for (uint64_t bs : {1ULL, 512ULL, 4096ULL, 65536ULL, 1000ULL, 4095ULL}) {
+    std::vector<std::pair<int64_t, int64_t>> extents = {
+        {0, 0}, {0, 1}, {1, 0}, {0, static_cast<int64_t>(bs)}, {static_cast<int64_t>(bs) - 1, 1},
+        {static_cast<int64_t>(bs), static_cast<int64_t>(bs) + 1}, {123457, 98765},
+        {INT64_MAX - 1, 1}, {INT64_MAX - static_cast<int64_t>(bs), static_cast<int64_t>(bs)},
+        {INT64_MAX, 0}};
+    ContainerReplayState s(UINT64_MAX, 0, bs);
+    uint64_t want_aligned = 0, want_next = 0;
+    uint64_t id = 1;
+    for (const auto& e : extents) {
+      s.OnRecord(BlockRecordFromPB(MakeCreate(id++, e.first, e.second)), id * 40);
+      want_aligned += ceil_to(static_cast<uint64_t>(e.second), bs);
+      want_next = std::max(want_next, ceil_to(static_cast<uint64_t>(e.first + e.second), bs));
+      ASSERT_TRUE(s.malformed().empty()) << bs << " " << e.first << "+" << e.second;
+      EXPECT_EQ(want_aligned, s.live_bytes_aligned()) << bs << " " << e.first << "+" << e.second;
+      EXPECT_EQ(want_next, s.next_write_offset()) << bs << " " << e.first << "+" << e.second;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kudu

@@ -39,5 +39,16 @@ TEST(Crc32cTest, ExtendEqualsWhole) {
   }
 }
 
+// The per-record length checksum: the CRC of the length's four
+// little-endian bytes, whichever implementation the CPU selects.
+TEST(Crc32cTest, Fixed32IsTheCrcOfItsLittleEndianBytes) {
+  for (uint32_t v : {0u, 1u, 0x7fu, 0x80u, 0xffu, 0x100u, 0x12345678u, 0x7fffffffu, 0x80000000u,
+                     0xfffffff0u, 0xffffffffu}) {
+    const uint8_t bytes[4] = {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8),
+                              static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 24)};
+    EXPECT_EQ(Crc32cSoftware(0, bytes, 4), Crc32cFixed32(v)) << v;
+  }
+}
+
 }  // namespace crc
 }  // namespace kudu

@@ -27,10 +27,39 @@ void ContainerReplayState::Reset() {
 void ContainerReplayState::Reserve(size_t records) { live_.Reserve(records); }
 
 uint64_t ContainerReplayState::AlignUp(uint64_t v) const {
-  const uint64_t rem = fs_block_mask_ != 0 ? (v & fs_block_mask_) : v % fs_block_size_;
+  if (fs_block_mask_ != 0) {
+    // Twice per CREATE: an add and a mask. Past the last multiple of the
+    // block size (2^64 - size) only an aligned value stays; others saturate.
+    if (v > UINT64_MAX - fs_block_mask_) return (v & fs_block_mask_) == 0 ? v : UINT64_MAX;
+    return (v + fs_block_mask_) & ~fs_block_mask_;
+  }
+  const uint64_t rem = v % fs_block_size_;
   if (rem == 0) return v;
   const uint64_t pad = fs_block_size_ - rem;
   return v > UINT64_MAX - pad ? UINT64_MAX : v + pad;
+}
+
+namespace {
+
+// The reasons that need formatting, out of line: OnRecord runs once per
+// record, and string code inline in it made every call save and restore
+// registers only these rare paths use.
+__attribute__((noinline, cold)) std::string NegativeReason(int64_t off, int64_t len) {
+  return "CREATE record with negative offset " + std::to_string(off) + " or length " +
+         std::to_string(len);
+}
+
+__attribute__((noinline, cold)) std::string PastEndReason(uint64_t off, uint64_t end,
+                                                         uint64_t data_file_size) {
+  return "CREATE record for bytes [" + std::to_string(off) + ", " + std::to_string(end) +
+         ") past the end of the data file (" + std::to_string(data_file_size) + " bytes)";
+}
+
+}  // namespace
+
+void ContainerReplayState::Malformed(const BlockRecord& record, uint64_t offset,
+                                     const char* reason) {
+  Malformed(record, offset, std::string(reason));
 }
 
 void ContainerReplayState::Malformed(const BlockRecord& record, uint64_t offset,
@@ -50,9 +79,7 @@ void ContainerReplayState::OnRecord(const BlockRecord& record, uint64_t offset) 
       const int64_t off = record.offset;
       const int64_t len = record.length;
       if (off < 0 || len < 0) {
-        Malformed(record, offset,
-                  "CREATE record with negative offset " + std::to_string(off) + " or length " +
-                      std::to_string(len));
+        Malformed(record, offset, NegativeReason(off, len));
         return;
       }
       // Kudu computes offset + length in int64: a sum past INT64_MAX is malformed.
@@ -63,10 +90,7 @@ void ContainerReplayState::OnRecord(const BlockRecord& record, uint64_t offset) 
       const uint64_t uoff = static_cast<uint64_t>(off), ulen = static_cast<uint64_t>(len);
       const uint64_t end = uoff + ulen;
       if (len > 0 && end > data_file_size_) {
-        Malformed(record, offset,
-                  "CREATE record for bytes [" + std::to_string(uoff) + ", " + std::to_string(end) +
-                      ") past the end of the data file (" + std::to_string(data_file_size_) +
-                      " bytes)");
+        Malformed(record, offset, PastEndReason(uoff, end, data_file_size_));
         return;
       }
       if (!live_.Insert(id, BlockLocation{off, len})) {

@@ -58,7 +58,11 @@ class ContainerReplayState : public BlockRecordSink {
   uint64_t records_applied() const { return records_; }
 
  private:
-  void Malformed(const BlockRecord& record, uint64_t offset, std::string reason);
+  // Rare: out of line and marked cold, so OnRecord's common path stays small.
+  __attribute__((noinline, cold)) void Malformed(const BlockRecord& record, uint64_t offset,
+                                                 const char* reason);
+  __attribute__((noinline, cold)) void Malformed(const BlockRecord& record, uint64_t offset,
+                                                 std::string reason);
   uint64_t AlignUp(uint64_t v) const;
 
   const uint64_t data_file_size_;

@@ -31,6 +31,21 @@ CrcFn ChooseImpl() {
 }
 const CrcFn kImpl = ChooseImpl();
 
+uint32_t Fixed32Software(uint32_t v) {
+  const uint8_t bytes[4] = {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8),
+                            static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 24)};
+  return Crc32cSoftware(0, bytes, 4);
+}
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) uint32_t Fixed32Hardware(uint32_t v) {
+  return ~__builtin_ia32_crc32si(~0u, v);
+}
+#else
+uint32_t Fixed32Hardware(uint32_t v) { return Fixed32Software(v); }
+#endif
+using Fixed32Fn = uint32_t (*)(uint32_t);
+const Fixed32Fn kFixed32 = HardwareCrc32cAvailable() ? &Fixed32Hardware : &Fixed32Software;
+
 }  // namespace
 
 uint32_t Crc32cSoftware(uint32_t crc, const void* data, size_t n) {
@@ -87,6 +102,8 @@ bool HardwareCrc32cAvailable() { return false; }
 uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t n) { return kImpl(crc, data, n); }
 
 uint32_t Crc32c(const void* data, size_t n) { return kImpl(0, data, n); }
+
+uint32_t Crc32cFixed32(uint32_t v) { return kFixed32(v); }
 
 }  // namespace crc
 }  // namespace kudu
