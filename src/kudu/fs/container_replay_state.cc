@@ -3,6 +3,19 @@
 
 namespace kudu {
 
+inline uint64_t ContainerReplayState::AlignUp(uint64_t v) const {
+  if (fs_block_mask_ != 0) {
+    // Twice per CREATE: an add and a mask. Past the last multiple of the
+    // block size (2^64 - size) only an aligned value stays; others saturate.
+    if (v > UINT64_MAX - fs_block_mask_) return (v & fs_block_mask_) == 0 ? v : UINT64_MAX;
+    return (v + fs_block_mask_) & ~fs_block_mask_;
+  }
+  const uint64_t rem = v % fs_block_size_;
+  if (rem == 0) return v;
+  const uint64_t pad = fs_block_size_ - rem;
+  return v > UINT64_MAX - pad ? UINT64_MAX : v + pad;
+}
+
 ContainerReplayState::ContainerReplayState(uint64_t data_file_size, uint64_t data_start,
                                            uint64_t fs_block_size)
     : data_file_size_(data_file_size),
@@ -26,18 +39,6 @@ void ContainerReplayState::Reset() {
 
 void ContainerReplayState::Reserve(size_t records) { live_.Reserve(records); }
 
-uint64_t ContainerReplayState::AlignUp(uint64_t v) const {
-  if (fs_block_mask_ != 0) {
-    // Twice per CREATE: an add and a mask. Past the last multiple of the
-    // block size (2^64 - size) only an aligned value stays; others saturate.
-    if (v > UINT64_MAX - fs_block_mask_) return (v & fs_block_mask_) == 0 ? v : UINT64_MAX;
-    return (v + fs_block_mask_) & ~fs_block_mask_;
-  }
-  const uint64_t rem = v % fs_block_size_;
-  if (rem == 0) return v;
-  const uint64_t pad = fs_block_size_ - rem;
-  return v > UINT64_MAX - pad ? UINT64_MAX : v + pad;
-}
 
 namespace {
 

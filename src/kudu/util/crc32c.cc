@@ -99,11 +99,10 @@ uint32_t Crc32cHardware(uint32_t crc, const void* data, size_t n) {
 bool HardwareCrc32cAvailable() { return false; }
 #endif
 
-uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t n) { return kImpl(crc, data, n); }
-
-uint32_t Crc32c(const void* data, size_t n) { return kImpl(0, data, n); }
-
-uint32_t Crc32cFixed32(uint32_t v) { return kFixed32(v); }
+namespace internal {
+uint32_t (*const kCrc32cImpl)(uint32_t, const void*, size_t) = kImpl;
+uint32_t (*const kCrc32cFixed32Impl)(uint32_t) = kFixed32;
+}  // namespace internal
 
 }  // namespace crc
 }  // namespace kudu

@@ -9,16 +9,25 @@
 namespace kudu {
 namespace crc {
 
-// CRC-32C of data[0, n). Equivalent to Crc32cExtend(0, data, n).
-uint32_t Crc32c(const void* data, size_t n);
+namespace internal {
+// The implementation the CPU supports, chosen once at start-up.
+extern uint32_t (*const kCrc32cImpl)(uint32_t, const void*, size_t);
+extern uint32_t (*const kCrc32cFixed32Impl)(uint32_t);
+}  // namespace internal
+
+// CRC-32C of data[0, n). Equivalent to Crc32cExtend(0, data, n). Inline:
+// one indirect call per record body, not two calls.
+inline uint32_t Crc32c(const void* data, size_t n) { return internal::kCrc32cImpl(0, data, n); }
 
 // CRC-32C of the four little-endian bytes of `v`: what the v2 record
 // format stores for each record's length. One instruction with SSE4.2,
 // without the general function's loop (it runs once per record).
-uint32_t Crc32cFixed32(uint32_t v);
+inline uint32_t Crc32cFixed32(uint32_t v) { return internal::kCrc32cFixed32Impl(v); }
 
 // Continues a CRC: Crc32cExtend(Crc32c(a), b) == Crc32c(a || b).
-uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t n);
+inline uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t n) {
+  return internal::kCrc32cImpl(crc, data, n);
+}
 
 // Both implementations, exposed so tests can check they agree.
 uint32_t Crc32cSoftware(uint32_t crc, const void* data, size_t n);
