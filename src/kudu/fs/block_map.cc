@@ -71,15 +71,30 @@ void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
         }
         InsertLocked(&shard, items[i].id, items[i].entry, rejected);
       }
-      for (const Batch::Run& run : runs) {
+      // A run's ids are consecutive stretches: one prefetch per table run
+      // (kRun consecutive ids share their slots' cache lines) covers it.
+      // The next run's table lines and first blocks are prefetched before
+      // this run is inserted, so that its misses overlap this run's work
+      // (a shard's runs are scattered over the containers' arrays and the
+      // table, where the hardware prefetcher does not follow).
+      auto prefetch_run = [&shard](const Batch::Run& run) {
         const LiveBlock* b = run.blocks;
-        const size_t m = run.count;
-        // A run is consecutive ids: one prefetch per table run (kRun ids)
-        // covers the rest of it.
-        for (size_t i = 0; i < m; i += BlockIdTable::kRun) {
+        __builtin_prefetch(b);
+        __builtin_prefetch(reinterpret_cast<const char*>(b) + 64);
+        uint64_t last_table_run = ~0ULL;
+        for (size_t i = 0; i < run.count; i++) {
+          const uint64_t table_run = b[i].id / BlockIdTable::kRun;
+          if (table_run == last_table_run) continue;
+          last_table_run = table_run;
           shard.map.Prefetch(b[i].id, BlockIdTable::RunHash(b[i].id));
         }
-        for (size_t i = 0; i < m; i++) {
+      };
+      if (!runs.empty()) prefetch_run(runs[0]);
+      for (size_t r = 0; r < runs.size(); r++) {
+        if (r + 1 < runs.size()) prefetch_run(runs[r + 1]);
+        const Batch::Run& run = runs[r];
+        const LiveBlock* b = run.blocks;
+        for (size_t i = 0; i < run.count; i++) {
           InsertLocked(&shard, b[i].id, BlockMapEntry{run.container, b[i].loc.offset, b[i].loc.length},
                        rejected);
         }
