@@ -25,6 +25,8 @@
 #include <new>
 #include <type_traits>
 
+#include "kudu/util/mix64.h"
+
 namespace kudu {
 namespace fs {
 
@@ -41,16 +43,7 @@ class BlockIdTable {
 
   // A well-mixed 64-bit hash of `id`'s run; its high bits place the run in
   // a table.
-  static uint64_t RunHash(uint64_t id) { return Mix(id / kRun); }
-  // The finaliser of MurmurHash3: every input bit affects every output bit.
-  static uint64_t Mix(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-  }
+  static uint64_t RunHash(uint64_t id) { return Mix64(id / kRun); }
 
   BlockIdTable() = default;
   BlockIdTable(const BlockIdTable&) = delete;

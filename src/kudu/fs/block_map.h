@@ -21,6 +21,7 @@
 
 #include "kudu/fs/block_id_table.h"
 #include "kudu/fs/live_block_set.h"
+#include "kudu/util/mix64.h"
 
 namespace kudu {
 namespace fs {
@@ -113,7 +114,7 @@ class BlockMap {
   // Stretches of ids spread evenly over the shards whatever the ids look
   // like; the table inside a shard places ids by another hash.
   static int ShardOf(uint64_t id) {
-    return static_cast<int>(BlockIdTable::Mix(id / kShardStretch) % kNumShards);
+    return static_cast<int>(Mix64(id / kShardStretch) % kNumShards);
   }
   // Inserts into a locked shard; a duplicate goes to `*rejected`.
   static void InsertLocked(Shard* shard, uint64_t id, const BlockMapEntry& entry,

@@ -18,6 +18,7 @@
 #include "kudu/util/crc32c.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
+#include "kudu/util/mix64.h"
 #include "kudu/util/process_cpu_times.h"
 #include "kudu/util/thread_pool.h"
 
@@ -340,15 +341,6 @@ std::string LiveSetDigest::ToString() const {
 
 namespace {
 
-// splitmix64's finaliser: a bijective 64-bit mix.
-uint64_t Mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
 
 // Accumulates entries in any order: each entry is hashed on its own, and
 // the entry hashes are combined by sum and xor, which do not depend on order.
