@@ -145,7 +145,8 @@ TEST(ContainerReplayStateTest, RoundsUpToTheFilesystemBlockSize) {
     uint64_t want_aligned = 0, want_next = 0;
     uint64_t id = 1;
     for (const auto& e : extents) {
-      s.OnRecord(BlockRecordFromPB(MakeCreate(id++, e.first, e.second)), id * 40);
+      s.OnRecord(BlockRecordFromPB(MakeCreate(id, e.first, e.second)), id * 40);
+      id++;
       want_aligned += ceil_to(static_cast<uint64_t>(e.second), bs);
       want_next = std::max(want_next, ceil_to(static_cast<uint64_t>(e.first + e.second), bs));
       ASSERT_TRUE(s.malformed().empty()) << bs << " " << e.first << "+" << e.second;

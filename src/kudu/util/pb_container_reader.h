@@ -47,7 +47,7 @@ class PbContainerRecordReader {
   //
   // Inlined into the caller's loop: it runs once per record, and as a call
   // its register saves and restores cost as much as its checks.
-  __attribute__((always_inline)) Status ReadNextRecord(Slice* body);
+  __attribute__((always_inline)) inline Status ReadNextRecord(Slice* body);
 
   uint64_t record_offset() const { return record_offset_; }
   uint64_t next_offset() const { return offset_; }
