@@ -42,7 +42,7 @@ unset CC CXX
 
 echo "=== TSan build and concurrency tests"
 # Only the tests with concurrency in them run under TSan, so only those are built.
-TSAN_PATTERN='concurrency|budget|thread_pool|block_map'
+TSAN_PATTERN='concurrency|budget|thread_pool|block_map|final_merges'
 tsan_targets=()
 for f in test/unit/*_test.cc test/integration/*_test.cc; do
   [[ -e "$f" ]] || continue

@@ -17,6 +17,7 @@
 #include "kudu/fs/block_id.h"
 #include "kudu/fs/container_replayer.h"
 #include "kudu/fs/container_writer.h"
+#include "kudu/fs/final_merges.h"
 #include "kudu/fs/live_record_scan.h"
 #include "kudu/fs/replay_stats.h"
 #include "kudu/util/byte_budget.h"
@@ -101,15 +102,19 @@ struct MergeBuffer {
   std::vector<BlockMap::Rejected> rejected;
 };
 
-void FlushMergeBuffer(SharedOpenState* shared, MergeBuffer* buf) {
-  if (buf->items.size() > 0) shared->map->InsertBatch(&buf->items, &buf->rejected);
-  buf->pending.clear();
+void RecordConflicts(SharedOpenState* shared, MergeBuffer* buf) {
   if (buf->rejected.empty()) return;
   std::lock_guard<std::mutex> l(shared->conflicts_mu);
   for (const BlockMap::Rejected& r : buf->rejected) {
     shared->conflicts.push_back(Conflict{r.id, r.held_by, r.rejected_from});
   }
   buf->rejected.clear();
+}
+
+void FlushMergeBuffer(SharedOpenState* shared, MergeBuffer* buf) {
+  if (buf->items.size() > 0) shared->map->InsertBatch(&buf->items, &buf->rejected);
+  buf->pending.clear();
+  RecordConflicts(shared, buf);
 }
 
 // An upper estimate of the CREATE records in `payload` metadata bytes, to
@@ -573,10 +578,20 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
     // first wave claims them all at once); cleared once the pools are done
     // (every position claimed by then).
     std::vector<std::unique_ptr<DirReadahead>> readaheads;
+    auto threads_for_dir = [&opts, &by_dir](size_t d) {
+      return by_dir[d].empty() ? 0
+                               : std::max(1, std::min<int>(opts.threads_per_dir,
+                                                           static_cast<int>(by_dir[d].size())));
+    };
+    size_t replay_threads = 0;
+    for (size_t d = 0; d < by_dir.size(); d++) replay_threads += threads_for_dir(d);
+    // Every replay thread's last merge, shared with the threads that have
+    // finished (final_merges.h): the slowest thread's last container is the
+    // tail of the open.
+    FinalMerges final_merges(shared.map.get(), replay_threads);
     for (size_t d = 0; d < by_dir.size(); d++) {
       if (by_dir[d].empty()) continue;
-      const int threads = std::max(
-          1, std::min<int>(opts.threads_per_dir, static_cast<int>(by_dir[d].size())));
+      const int threads = threads_for_dir(d);
       DirReadahead* ra = nullptr;
       if (opts.readahead.mode != ReadaheadMode::kNone &&
           opts.readahead.containers_per_thread > 0 &&
@@ -604,7 +619,7 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
       const std::vector<uint32_t>* work = &by_dir[d];
       std::atomic<size_t>* cursor = cursors.back().get();
       for (int t = 0; t < threads; t++) {
-        pools.back()->Submit([&opts, &shared, &containers, work, cursor, total, ra] {
+        pools.back()->Submit([&opts, &shared, &containers, &final_merges, work, cursor, total, ra] {
           ContainerReplayer replayer(opts.policy, &shared.budget, &shared.stats);
           MergeBuffer merge;
           while (true) {
@@ -619,7 +634,9 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
               LOG(INFO) << "Opened " << n << " log block containers (of " << total << ")";
             }
           }
-          FlushMergeBuffer(&shared, &merge);
+          final_merges.Finish(&merge.items, &merge.rejected);
+          merge.pending.clear();
+          RecordConflicts(&shared, &merge);
         });
       }
     }

@@ -29,7 +29,6 @@ void BlockMap::Batch::AddSorted(uint32_t container, const LiveBlock* blocks, siz
     const int s = ShardOf(blocks[i].id);
     runs_[s].push_back(Run{blocks + i, static_cast<uint32_t>(j - i), container});
     shard_sizes_[s] += j - i;
-    size_ += j - i;
     i = j;
   }
 }
@@ -43,68 +42,68 @@ __attribute__((always_inline)) inline void BlockMap::InsertLocked(
 }
 
 void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
-  // Prefetch a few entries ahead: runs of ids share cache lines, but a new
-  // run's slots are a miss in a large map, and the misses overlap when
-  // their addresses are known early.
-  constexpr size_t kAhead = 8;
   // Threads that flush at the same time (the end of an open) start at
   // different shards instead of queueing behind each other shard by shard.
   static std::atomic<unsigned> next_start{0};
   const int start = static_cast<int>(next_start.fetch_add(7, std::memory_order_relaxed) % kNumShards);
-  for (int k = 0; k < kNumShards; k++) {
-    const int s = (start + k) % kNumShards;
-    if (batch->shard_sizes_[s] == 0) continue;
-    std::vector<Item>& items = batch->items_[s];
-    std::vector<Batch::Run>& runs = batch->runs_[s];
-    Shard& shard = shards_[s];
-    {
-      std::lock_guard<std::mutex> l(shard.mu);
-      // Grown once for the whole batch, not step by step inside the loop.
-      shard.map.Reserve(std::max(reserved_per_shard_, shard.map.size() + batch->shard_sizes_[s]));
-      const size_t n = items.size();
-      for (size_t i = 0; i < n && i < kAhead; i++) {
-        shard.map.Prefetch(items[i].id, BlockIdTable::RunHash(items[i].id));
+  for (int k = 0; k < kNumShards; k++) InsertBatchShard(batch, (start + k) % kNumShards, rejected);
+}
+
+void BlockMap::InsertBatchShard(Batch* batch, int s, std::vector<Rejected>* rejected) {
+  // Prefetch a few entries ahead: runs of ids share cache lines, but a new
+  // run's slots are a miss in a large map, and the misses overlap when
+  // their addresses are known early.
+  constexpr size_t kAhead = 8;
+  if (batch->shard_sizes_[s] == 0) return;
+  std::vector<Item>& items = batch->items_[s];
+  std::vector<Batch::Run>& runs = batch->runs_[s];
+  Shard& shard = shards_[s];
+  {
+    std::lock_guard<std::mutex> l(shard.mu);
+    // Grown once for the whole batch, not step by step inside the loop.
+    shard.map.Reserve(std::max(reserved_per_shard_, shard.map.size() + batch->shard_sizes_[s]));
+    const size_t n = items.size();
+    for (size_t i = 0; i < n && i < kAhead; i++) {
+      shard.map.Prefetch(items[i].id, BlockIdTable::RunHash(items[i].id));
+    }
+    for (size_t i = 0; i < n; i++) {
+      if (i + kAhead < n) {
+        shard.map.Prefetch(items[i + kAhead].id, BlockIdTable::RunHash(items[i + kAhead].id));
       }
-      for (size_t i = 0; i < n; i++) {
-        if (i + kAhead < n) {
-          shard.map.Prefetch(items[i + kAhead].id, BlockIdTable::RunHash(items[i + kAhead].id));
-        }
-        InsertLocked(&shard, items[i].id, items[i].entry, rejected);
+      InsertLocked(&shard, items[i].id, items[i].entry, rejected);
+    }
+    // A run's ids are consecutive stretches: one prefetch per table run
+    // (kRun consecutive ids share their slots' cache lines) covers it.
+    // The next run's table lines and first blocks are prefetched before
+    // this run is inserted, so that its misses overlap this run's work
+    // (a shard's runs are scattered over the containers' arrays and the
+    // table, where the hardware prefetcher does not follow).
+    auto prefetch_run = [&shard](const Batch::Run& run) {
+      const LiveBlock* b = run.blocks;
+      __builtin_prefetch(b);
+      __builtin_prefetch(reinterpret_cast<const char*>(b) + 64);
+      uint64_t last_table_run = ~0ULL;
+      for (size_t i = 0; i < run.count; i++) {
+        const uint64_t table_run = b[i].id / BlockIdTable::kRun;
+        if (table_run == last_table_run) continue;
+        last_table_run = table_run;
+        shard.map.Prefetch(b[i].id, BlockIdTable::RunHash(b[i].id));
       }
-      // A run's ids are consecutive stretches: one prefetch per table run
-      // (kRun consecutive ids share their slots' cache lines) covers it.
-      // The next run's table lines and first blocks are prefetched before
-      // this run is inserted, so that its misses overlap this run's work
-      // (a shard's runs are scattered over the containers' arrays and the
-      // table, where the hardware prefetcher does not follow).
-      auto prefetch_run = [&shard](const Batch::Run& run) {
-        const LiveBlock* b = run.blocks;
-        __builtin_prefetch(b);
-        __builtin_prefetch(reinterpret_cast<const char*>(b) + 64);
-        uint64_t last_table_run = ~0ULL;
-        for (size_t i = 0; i < run.count; i++) {
-          const uint64_t table_run = b[i].id / BlockIdTable::kRun;
-          if (table_run == last_table_run) continue;
-          last_table_run = table_run;
-          shard.map.Prefetch(b[i].id, BlockIdTable::RunHash(b[i].id));
-        }
-      };
-      if (!runs.empty()) prefetch_run(runs[0]);
-      for (size_t r = 0; r < runs.size(); r++) {
-        if (r + 1 < runs.size()) prefetch_run(runs[r + 1]);
-        const Batch::Run& run = runs[r];
-        const LiveBlock* b = run.blocks;
-        for (size_t i = 0; i < run.count; i++) {
-          InsertLocked(&shard, b[i].id, BlockMapEntry{run.container, b[i].loc.offset, b[i].loc.length},
-                       rejected);
-        }
+    };
+    if (!runs.empty()) prefetch_run(runs[0]);
+    for (size_t r = 0; r < runs.size(); r++) {
+      if (r + 1 < runs.size()) prefetch_run(runs[r + 1]);
+      const Batch::Run& run = runs[r];
+      const LiveBlock* b = run.blocks;
+      for (size_t i = 0; i < run.count; i++) {
+        InsertLocked(&shard, b[i].id, BlockMapEntry{run.container, b[i].loc.offset, b[i].loc.length},
+                     rejected);
       }
     }
-    items.clear();
-    runs.clear();
-    batch->shard_sizes_[s] = 0;
   }
-  batch->size_ = 0;
+  items.clear();
+  runs.clear();
+  batch->shard_sizes_[s] = 0;
 }
 
 bool BlockMap::Find(uint64_t id, BlockMapEntry* entry) const {

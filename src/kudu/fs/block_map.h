@@ -52,13 +52,16 @@ class BlockMap {
       const int s = ShardOf(id);
       items_[s].push_back(Item{id, entry});
       shard_sizes_[s]++;
-      size_++;
     }
     // Every block of `blocks[0, n)`, held by `container`, ids strictly
     // ascending. Not copied: the batch keeps only where each shard's runs
     // start, so the array must stay as it is until the batch is inserted.
     void AddSorted(uint32_t container, const LiveBlock* blocks, size_t n);
-    size_t size() const { return size_; }
+    size_t size() const {
+      size_t n = 0;
+      for (size_t s : shard_sizes_) n += s;
+      return n;
+    }
 
    private:
     friend class BlockMap;
@@ -69,8 +72,9 @@ class BlockMap {
     };
     std::vector<Item> items_[kNumShards];
     std::vector<Run> runs_[kNumShards];
+    // Per shard only: different threads may insert different shards of
+    // one batch at the same time (InsertBatchShard).
     size_t shard_sizes_[kNumShards] = {};
-    size_t size_ = 0;
   };
   struct Rejected {
     uint64_t id;
@@ -84,6 +88,9 @@ class BlockMap {
   // order of adding) is left as it is and reported in `*rejected` with the
   // container that holds it. Thread-safe.
   void InsertBatch(Batch* batch, std::vector<Rejected>* rejected);
+  // The same for one shard of `*batch` (which it leaves empty): threads may
+  // insert different shards of one batch concurrently. Thread-safe.
+  void InsertBatchShard(Batch* batch, int shard, std::vector<Rejected>* rejected);
   // Thread-safe.
   bool Find(uint64_t id, BlockMapEntry* entry) const;
   // Sizes the map for about `n` entries without allocating anything: each
