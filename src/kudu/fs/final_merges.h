@@ -30,7 +30,9 @@ namespace fs {
 
 class FinalMerges {
  public:
-  // `threads`: how many threads will call Finish, once each.
+  // `threads`: how many threads will call Finish, once each. They must all
+  // be able to run at the same time (the open: one per replay pool thread,
+  // one task each): Finish waits until every one of them has called it.
   FinalMerges(BlockMap* map, size_t threads) : map_(map), unfinished_threads_(threads) {}
 
   // Inserts `*batch` into the map, with the help of other finished threads,
