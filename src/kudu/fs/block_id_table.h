@@ -18,8 +18,8 @@
 // Not thread-safe: the block map locks a shard around it.
 #pragma once
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -128,6 +128,8 @@ class BlockIdTable {
         (static_cast<unsigned __int128>(run_hash) * (capacity_ / kRun)) >> 64);
     return run * kRun + id % kRun;
   }
+  // Linear probing's next slot, wrapping at the end.
+  size_t Next(size_t p) const { return p + 1 == capacity_ ? 0 : p + 1; }
   void Grow();
   void Rehash(size_t slots);
   const BlockMapEntry* InsertEmptyKey(const BlockMapEntry& entry, bool* inserted);
@@ -143,8 +145,6 @@ class BlockIdTable {
 
   std::unique_ptr<uint64_t[]> keys_;
   Values values_;
-  size_t Next(size_t p) const { return p + 1 == capacity_ ? 0 : p + 1; }
-
   size_t capacity_ = 0;  // slots: a multiple of kRun, >= 2 * kRun once allocated
   size_t size_ = 0;      // ids in the arrays
   size_t max_size_ = 0;  // grow before exceeding

@@ -12,7 +12,6 @@
 // per-shard queue.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <mutex>

@@ -1,6 +1,5 @@
 #include "kudu/fs/container_replay_state.h"
 
-
 namespace kudu {
 
 inline uint64_t ContainerReplayState::AlignUp(uint64_t v) const {
@@ -38,7 +37,6 @@ void ContainerReplayState::Reset() {
 }
 
 void ContainerReplayState::Reserve(size_t records) { live_.Reserve(records); }
-
 
 namespace {
 
