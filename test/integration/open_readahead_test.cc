@@ -169,7 +169,9 @@ TEST_P(OpenReadaheadTest, ReadaheadGivesIdenticalOpens) {
   ASSERT_NO_FATAL_FAILURE(MakeState(tmp_, key(), 16, /*corrupt=*/false, &roots));
   uint64_t prefetched = 0;
   ASSERT_NO_FATAL_FAILURE(CheckIdenticalOpens(roots, key(), /*expect_ok=*/true, &prefetched));
-  if (UringFileReader::Available()) EXPECT_GT(prefetched, 0u);
+  if (UringFileReader::Available()) {
+    EXPECT_GT(prefetched, 0u);
+  }
 }
 
 TEST_P(OpenReadaheadTest, ReadaheadGivesIdenticalFailedOpens) {
@@ -317,7 +319,9 @@ TEST(DirReadaheadTest, UringBuffersHoldAtMostHalfTheBudgetAndAreTheFilesBytes) {
     EXPECT_EQ(0, wrong.load()) << budget_bytes;
     // With about one file of budget the read-ahead runs one file ahead and
     // fast claimers may always be first; with plenty it must hand bytes over.
-    if (budget_bytes > 3 * largest) EXPECT_GT(handed.load(), 0u) << budget_bytes;
+    if (budget_bytes > 3 * largest) {
+      EXPECT_GT(handed.load(), 0u) << budget_bytes;
+    }
     EXPECT_EQ(handed.load(), stats.readahead_files.load()) << budget_bytes;
     EXPECT_LE(budget.peak(), budget_bytes / 2) << budget_bytes;
     EXPECT_EQ(0u, budget.held()) << budget_bytes;
@@ -401,8 +405,12 @@ TEST(DirReadaheadTest, MissingAndShrunkFiles) {
       // Give the uring I/O thread time to reach the later positions (a
       // position claimed first is not read ahead at all).
       if (k == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      if (k == 2) EXPECT_TRUE(b.empty());
-      if (k == 3 && !b.empty()) EXPECT_EQ(10u, b.size);
+      if (k == 2) {
+        EXPECT_TRUE(b.empty());
+      }
+      if (k == 3 && !b.empty()) {
+        EXPECT_EQ(10u, b.size);
+      }
       if (!b.empty() && k != 3) {
         EXPECT_EQ(contents[k], std::string(reinterpret_cast<const char*>(b.data.get()), b.size));
       }

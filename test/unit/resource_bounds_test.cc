@@ -201,7 +201,9 @@ void ExpectWithin(const Measured& m, int64_t heap_bound, int64_t rss_bound, cons
             << rss_bound / kKiB << " KiB)" << std::endl;
   EXPECT_LE(m.heap_peak, heap_bound) << what;
 #ifndef KUDU_ASAN
-  if (m.rss_valid) EXPECT_LE(m.rss_peak, rss_bound) << what;
+  if (m.rss_valid) {
+    EXPECT_LE(m.rss_peak, rss_bound) << what;
+  }
 #endif
 }
 
@@ -304,7 +306,9 @@ TEST_F(ResourceBoundsTest, HostileLengthsAllocateNothingBig) {
         MetadataFileOptions fo;
         fo.version = version;
         fo.server_key = k;
-        if (k) ASSERT_TRUE(CipherAlgorithmForKeyBits(static_cast<int>(key_bytes * 8), &fo.algorithm).ok());
+        if (k) {
+          ASSERT_TRUE(CipherAlgorithmForKeyBits(static_cast<int>(key_bytes * 8), &fo.algorithm).ok());
+        }
         ASSERT_TRUE(WriteMetadataFile(path, MakeRecordSequence(3), fo).ok());
         // Append the hostile record through the file layer so an encrypted
         // file gets it encrypted.
@@ -379,7 +383,9 @@ TEST_F(ResourceBoundsTest, HugeZeroTailStaysWithinBudget) {
               << m.heap_peak / kKiB << " KiB, peak RSS +" << m.rss_peak / kKiB << " KiB" << std::endl;
     EXPECT_GE(m.heap_peak, 32 * kMiB) << "the heap measurement does not see the buffer";
 #ifndef KUDU_ASAN
-    if (m.rss_valid) EXPECT_GE(m.rss_peak, 30 * kMiB) << "the RSS measurement does not see the buffer";
+    if (m.rss_valid) {
+      EXPECT_GE(m.rss_peak, 30 * kMiB) << "the RSS measurement does not see the buffer";
+    }
 #endif
   }
 }
