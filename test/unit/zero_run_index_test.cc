@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -52,6 +53,35 @@ TEST(ZeroRunIndexTest, MatchesBruteForceOnRandomBuffers) {
       bool all_zero = true;
       for (size_t m = a; m < a + len; m++) all_zero &= d[m] == 0;
       EXPECT_EQ(all_zero, idx.Covers(base + a, len)) << a << "+" << len;
+    }
+  }
+}
+
+// Ciphertext-like buffers: no zero byte except the runs planted, of every
+// length around kMinRun, at every position relative to the scan's 8- and
+// 16-byte steps (the scan skips whole steps that hold no zero lane).
+TEST(ZeroRunIndexTest, MatchesBruteForceOnSparseRuns) {
+  std::mt19937 rng(11);
+  for (size_t n : {15, 16, 17, 31, 32, 33, 64, 100, 257}) {
+    for (size_t at = 0; at < n; at++) {
+      for (size_t len = 1; len <= 9 && at + len <= n; len++) {
+        std::vector<uint8_t> d(n);
+        for (auto& b : d) b = static_cast<uint8_t>(1 + rng() % 255);
+        for (size_t m = at; m < at + len; m++) d[m] = 0;
+        // Sometimes a second run further on.
+        if (rng() % 3 == 0 && at + len + 2 < n) {
+          const size_t at2 = at + len + 1 + rng() % (n - at - len - 1);
+          for (size_t m = at2; m < std::min(n, at2 + 4 + rng() % 3); m++) d[m] = 0;
+        }
+        ZeroRunIndex idx;
+        idx.Build(d.data(), d.size(), 64);
+        const auto expected = BruteForce(d, 64);
+        ASSERT_EQ(expected.size(), idx.runs().size()) << n << " " << at << "+" << len;
+        for (size_t r = 0; r < expected.size(); r++) {
+          EXPECT_EQ(expected[r].begin, idx.runs()[r].begin) << n << " " << at << "+" << len;
+          EXPECT_EQ(expected[r].end, idx.runs()[r].end) << n << " " << at << "+" << len;
+        }
+      }
     }
   }
 }

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace kudu {
 
 void ZeroRunIndex::Build(const uint8_t* data, size_t n, uint64_t base) {
@@ -14,6 +18,17 @@ void ZeroRunIndex::Build(const uint8_t* data, size_t n, uint64_t base) {
   constexpr uint64_t kHigh = 0x8000800080008000ULL;
   size_t i = 0;
   while (i + 8 <= n) {
+#if defined(__SSE2__)
+    // Sixteen bytes (eight even lanes) per step where they hold no zero
+    // lane, which is nearly everywhere: the scan runs at memory speed.
+    if (i + 16 <= n) {
+      const __m128i v16 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + i));
+      if (_mm_movemask_epi8(_mm_cmpeq_epi16(v16, _mm_setzero_si128())) == 0) {
+        i += 16;
+        continue;
+      }
+    }
+#endif
     uint64_t v;
     std::memcpy(&v, data + i, 8);
     if (((v - kLow) & ~v & kHigh) == 0) {
