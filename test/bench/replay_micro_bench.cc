@@ -78,6 +78,33 @@ void BM_InMemoryRecordLoop(benchmark::State& state) {
 }
 BENCHMARK(BM_InMemoryRecordLoop)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 
+// What every container costs before its first record: the file header and
+// the supplemental header (the record type's name and its FileDescriptorSet).
+// Arg 0: the same header every time, as an open sees it (the reader skips
+// parsing bytes it has accepted); arg 1: two record types in turn, so that
+// every call parses.
+void BM_ReadHeaders(benchmark::State& state) {
+  const std::string name = "bench.metadata";
+  std::string images[2];
+  std::string types[2] = {BlockRecordTypeName(), BlockIdPB::descriptor()->full_name()};
+  for (int k = 0; k < 2; k++) {
+    pb_container::AppendFileHeader(2, &images[k]);
+    const google::protobuf::Descriptor* d =
+        k == 0 ? BlockRecordPB::descriptor() : BlockIdPB::descriptor();
+    pb_container::AppendRecord(2, PbContainerWriter::SupplementalHeader(d), &images[k]);
+  }
+  const bool alternate = state.range(0) != 0;
+  size_t k = 0;
+  for (auto _ : state) {
+    if (alternate) k ^= 1;
+    BufferRecordSource src(name, reinterpret_cast<const uint8_t*>(images[k].data()), 0,
+                           images[k].size());
+    PbContainerRecordReader<BufferRecordSource> reader(&src);
+    if (!reader.ReadHeaders(types[k]).ok()) state.SkipWithError("headers");
+  }
+}
+BENCHMARK(BM_ReadHeaders)->Arg(0)->Arg(1);
+
 // Parse alone, to separate protobuf decoding from framing and the map.
 void BM_ParseBlockRecord(benchmark::State& state) {
   BlockRecordPB r;

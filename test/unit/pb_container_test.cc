@@ -885,24 +885,60 @@ TEST_F(PbContainerTest, EncryptedZeroTailNeedsTheAllZeroRule) {
   EXPECT_EQ(end, r.last_offset);
 }
 
+// A container's bytes in memory, for the reader template.
+struct MemSource {
+  std::string name = "mem.metadata";
+  std::string data;
+  const std::string& filename() const { return name; }
+  uint64_t size() const { return data.size(); }
+  uint64_t data_start() const { return 0; }
+  Status Read(uint64_t offset, size_t n, Slice* out) {
+    EXPECT_LE(offset + n, data.size());
+    *out = Slice(data.data() + offset, n);
+    return Status::OK();
+  }
+  Status ReadIsAllZero(uint64_t offset, uint64_t n, bool* all_zero) {
+    *all_zero = IsAllZero(reinterpret_cast<const uint8_t*>(data.data()) + offset, n);
+    return Status::OK();
+  }
+};
+
+Status ReadHeadersOf(const std::string& sup_body, const std::string& expected_type) {
+  MemSource src;
+  src.data = FileHeader(2) + FrameRecord(2, sup_body);
+  PbContainerRecordReader<MemSource> reader(&src);
+  return reader.ReadHeaders(expected_type);
+}
+
+// The reader skips parsing a supplemental header whose bytes it has already
+// accepted: only the exact bytes, for the same expected type, may skip it.
+TEST_F(PbContainerTest, AnAcceptedSupplementalHeaderIsRememberedOnlyForItsBytesAndType) {
+  const std::string good = SupHeaderBody();
+  ASSERT_OK(ReadHeadersOf(good, kPbType));
+  ASSERT_OK(ReadHeadersOf(good, kPbType));
+  // The same bytes, another expected type: parsed and refused.
+  Status s = ReadHeadersOf(good, "kudu.BlockIdPB");
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  ASSERT_OK(ReadHeadersOf(good, kPbType));
+  // Same length, another record type named.
+  std::string other = good;
+  const size_t at = other.find(kPbType);
+  ASSERT_NE(std::string::npos, at);
+  other[at + std::strlen(kPbType) - 1] ^= 0x01;
+  s = ReadHeadersOf(other, kPbType);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_TRUE(Contains(s.ToString(), "names record type")) << s.ToString();
+  // Same length, not protobuf from the first byte (field 0 is invalid).
+  std::string broken = good;
+  broken[0] = '\0';
+  s = ReadHeadersOf(broken, kPbType);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_TRUE(Contains(s.ToString(), "does not parse")) << s.ToString();
+  ASSERT_OK(ReadHeadersOf(good, kPbType));
+}
+
 TEST_F(PbContainerTest, ReaderOverAnInMemorySource) {
   // The reader is a template: an in-memory source gets the same decisions.
-  struct MemSource {
-    std::string name = "mem.metadata";
-    std::string data;
-    const std::string& filename() const { return name; }
-    uint64_t size() const { return data.size(); }
-    uint64_t data_start() const { return 0; }
-    Status Read(uint64_t offset, size_t n, Slice* out) {
-      EXPECT_LE(offset + n, data.size());
-      *out = Slice(data.data() + offset, n);
-      return Status::OK();
-    }
-    Status ReadIsAllZero(uint64_t offset, uint64_t n, bool* all_zero) {
-      *all_zero = IsAllZero(reinterpret_cast<const uint8_t*>(data.data()) + offset, n);
-      return Status::OK();
-    }
-  };
   MemSource src;
   src.data = FileHeader(2) + FrameRecord(2, SupHeaderBody()) + FrameRecord(2, "abc");
   const uint64_t torn_at = src.data.size();
