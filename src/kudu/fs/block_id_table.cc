@@ -4,6 +4,8 @@
 #include <cstring>
 #include <utility>
 
+#include "kudu/util/prefault.h"
+
 namespace kudu {
 namespace fs {
 
@@ -22,7 +24,7 @@ const BlockMapEntry* BlockIdTable::Find(uint64_t id, uint64_t run_hash) const {
 void BlockIdTable::Reserve(size_t n, bool touch) {
   if (keys_ == nullptr || MaxSizeFor(capacity_) < n) {
     Rehash(std::max(SlotsFor(n), capacity_));
-    if (touch) std::memset(static_cast<void*>(values_.get()), 0, capacity_ * sizeof(BlockMapEntry));
+    if (touch) PrefaultForWrite(values_.get(), capacity_ * sizeof(BlockMapEntry));
   }
 }
 
