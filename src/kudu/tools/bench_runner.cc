@@ -354,7 +354,6 @@ std::string LiveSetDigest::ToString() const {
 
 namespace {
 
-
 // Accumulates entries in any order: each entry is hashed on its own, and
 // the entry hashes are combined by sum and xor, which do not depend on order.
 class SetDigester {

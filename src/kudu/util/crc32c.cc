@@ -24,13 +24,6 @@ struct Tables {
 };
 constexpr Tables kTables;
 
-using CrcFn = uint32_t (*)(uint32_t, const void*, size_t);
-
-CrcFn ChooseImpl() {
-  return HardwareCrc32cAvailable() ? &Crc32cHardware : &Crc32cSoftware;
-}
-const CrcFn kImpl = ChooseImpl();
-
 uint32_t Fixed32Software(uint32_t v) {
   const uint8_t bytes[4] = {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8),
                             static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 24)};
@@ -43,8 +36,6 @@ __attribute__((target("sse4.2"))) uint32_t Fixed32Hardware(uint32_t v) {
 #else
 uint32_t Fixed32Hardware(uint32_t v) { return Fixed32Software(v); }
 #endif
-using Fixed32Fn = uint32_t (*)(uint32_t);
-const Fixed32Fn kFixed32 = HardwareCrc32cAvailable() ? &Fixed32Hardware : &Fixed32Software;
 
 }  // namespace
 
@@ -100,8 +91,10 @@ bool HardwareCrc32cAvailable() { return false; }
 #endif
 
 namespace internal {
-uint32_t (*const kCrc32cImpl)(uint32_t, const void*, size_t) = kImpl;
-uint32_t (*const kCrc32cFixed32Impl)(uint32_t) = kFixed32;
+uint32_t (*const kCrc32cImpl)(uint32_t, const void*, size_t) =
+    HardwareCrc32cAvailable() ? &Crc32cHardware : &Crc32cSoftware;
+uint32_t (*const kCrc32cFixed32Impl)(uint32_t) =
+    HardwareCrc32cAvailable() ? &Fixed32Hardware : &Fixed32Software;
 }  // namespace internal
 
 }  // namespace crc
