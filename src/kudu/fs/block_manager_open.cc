@@ -32,6 +32,7 @@
 #include <sstream>
 
 #include "kudu/fs/block_id.h"
+#include "kudu/fs/container_classification.h"
 #include "kudu/fs/container_replayer.h"
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/final_merges.h"
@@ -212,33 +213,42 @@ void AddProblem(ContainerInfo* c, ContainerProblem::Kind kind, const std::string
   c->problems.push_back(ContainerProblem{kind, file, offset, std::move(status), block_id});
 }
 
-// Replays one container and queues its live blocks for the merge. Runs on
-// a pool thread; touches only `*c`, `*merge` and the thread-safe parts of
-// `shared`.
+// The numbers the classification needs (the counts are filled in after the
+// replay).
+ContainerFacts FactsOf(const ContainerInfo& c) {
+  ContainerFacts f;
+  f.has_data = c.has_data;
+  f.has_metadata = c.has_metadata;
+  f.data_size = c.data_size;
+  f.metadata_size = c.metadata_size;
+  f.encryption_header_size = c.encrypted ? kEncryptionHeaderSize : 0;
+  return f;
+}
+
 // Whether ProcessContainer will open and replay `c`'s metadata file (the
 // checks it makes before opening it).
 bool WillReplay(const ContainerInfo& c) {
-  const uint64_t header = c.encrypted ? kEncryptionHeaderSize : 0;
-  const uint64_t min_metadata = pb_container::kMinimumValidLength + header;
-  if (c.metadata_size < min_metadata && c.data_size <= header) return false;
-  return c.has_metadata;
+  return IncompleteBySize(FactsOf(c)) == IncompleteReason::kNone && c.has_metadata;
 }
 
+// Replays one container and queues its live blocks for the merge. Runs on
+// a pool thread; touches only `*c`, `*merge` and the thread-safe parts of
+// `shared`.
 void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* replayer,
                       SharedOpenState* shared, MergeBuffer* merge, PrefetchedBytes prefetched) {
   const BlockManagerOpenOptions& opts = shared->opts;
   const uint64_t header = c->encrypted ? kEncryptionHeaderSize : 0;
-  const uint64_t min_metadata = pb_container::kMinimumValidLength + header;
+  ClassificationRules rules;
+  rules.max_container_size = opts.max_container_size;
+  rules.max_container_blocks = opts.max_container_blocks;
+  rules.live_ratio_before_compact = opts.live_ratio_before_compact;
+  ContainerFacts facts = FactsOf(*c);
 
-  // §4: a crash while creating the container. A missing file counts as
-  // size 0.
-  if (c->metadata_size < min_metadata && c->data_size <= header) {
+  // §4: a crash while creating the container.
+  const IncompleteReason by_size = IncompleteBySize(facts);
+  if (by_size != IncompleteReason::kNone) {
     c->incomplete = true;
-    c->incomplete_reason =
-        !c->has_metadata ? "no metadata file, and the data file holds no block"
-        : !c->has_data   ? "metadata file shorter than a container header, and no data file"
-                         : "metadata file shorter than a container header, and the data file "
-                           "holds no block";
+    c->incomplete_reason = IncompleteReasonText(by_size);
     return;
   }
   if (!c->has_metadata) {
@@ -282,13 +292,19 @@ void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* repla
                r.outcome.status);
   }
 
+  facts.replayed = true;
+  facts.replay_fatal = c->fatal();
+  facts.next_write_offset = state.next_write_offset();
+  facts.total_blocks = state.total_blocks();
+  facts.live_blocks = state.live_count();
+  const Classification cls = ClassifyContainer(facts, rules);
+  if (cls.cls == ContainerClass::kIncomplete) {
+    c->incomplete = true;
+    c->incomplete_reason = IncompleteReasonText(cls.incomplete_reason);
+    c->outcome = ReplayOutcome();  // its tail does not matter: repair deletes it
+    return;
+  }
   if (!c->has_data && !c->fatal()) {
-    if (state.live_count() == 0) {
-      c->incomplete = true;
-      c->incomplete_reason = "metadata file without a data file, and no live block";
-      c->outcome = ReplayOutcome();  // its tail does not matter: repair deletes it
-      return;
-    }
     AddProblem(c, ContainerProblem::Kind::kMissingData, c->metadata_path, 0,
                Status::Corruption(c->metadata_path + ": data file " + c->data_path +
                                   " is missing, but the metadata has " +
@@ -303,13 +319,9 @@ void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* repla
   c->next_write_offset = state.next_write_offset();
   c->has_max_block_id = state.has_max_block_id();
   c->max_block_id = state.max_block_id();
-  c->full = c->next_write_offset >= opts.max_container_size ||
-            (opts.max_container_blocks > 0 &&
-             c->total_blocks >= static_cast<uint64_t>(opts.max_container_blocks));
-  c->dead = c->full && c->live_blocks == 0;
-  c->low_live = c->full && c->live_blocks > 0 &&
-                static_cast<double>(c->live_blocks) <=
-                    opts.live_ratio_before_compact * static_cast<double>(c->total_blocks);
+  c->full = cls.full();
+  c->dead = cls.cls == ContainerClass::kDead;
+  c->low_live = cls.cls == ContainerClass::kLowLive;
 
   // Merge only now that the replay has ended (queued, then merged with the
   // thread's other containers). Blocks of a failed container are merged
