@@ -36,6 +36,7 @@
 #include "kudu/fs/container_replayer.h"
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/final_merges.h"
+#include "kudu/fs/key_probe.h"
 #include "kudu/fs/live_record_scan.h"
 #include "kudu/fs/replay_stats.h"
 #include "kudu/util/byte_budget.h"
@@ -383,123 +384,6 @@ void ReportDuplicates(const std::vector<Conflict>& conflicts, const ServerKey* k
   }
 }
 
-bool MessageHas(const Status& s, const char* what) {
-  return s.message().find(what) != std::string::npos;
-}
-
-// A wrong key, a key for a plain dir, or no key for an encrypted dir look
-// like damage in every file; they are a usage error, said once.
-Status DetectKeyMisuse(const BlockManagerOpenOptions& opts,
-                       const std::vector<ContainerInfo>& containers) {
-  if (opts.server_key == nullptr) {
-    for (const ContainerInfo& c : containers) {
-      for (const ContainerProblem& p : c.problems) {
-        if (p.status.IsNotSupported()) return p.status;
-      }
-    }
-    return Status::OK();
-  }
-  uint64_t attempted = 0, bad_magic = 0, no_header = 0;
-  const ContainerInfo* first = nullptr;
-  for (const ContainerInfo& c : containers) {
-    if (c.incomplete || !c.has_metadata) continue;
-    attempted++;
-    if (first == nullptr) first = &c;
-    for (const ContainerProblem& p : c.problems) {
-      if (p.offset == kEncryptionHeaderSize && MessageHas(p.status, "bad PB container magic")) {
-        bad_magic++;
-        break;
-      }
-      if (MessageHas(p.status, "no valid encryption header")) {
-        no_header++;
-        break;
-      }
-    }
-  }
-  if (attempted == 0) return Status::OK();
-  if (bad_magic == attempted) {
-    return Status::InvalidArgument(
-        first->metadata_path + ": offset 64: bad PB container magic right after the encryption "
-        "header (in all " + std::to_string(attempted) +
-        " containers): wrong server key? (--server_key_hex)");
-  }
-  if (no_header == attempted) {
-    return Status::InvalidArgument(
-        first->metadata_path + ": offset 0: no encryption header (in all " +
-        std::to_string(attempted) +
-        " containers): the data dirs are not encrypted, but a server key was given");
-  }
-  return Status::OK();
-}
-
-// Before any replay: a missing, wrong or superfluous key would make every
-// container fail (and the accelerated strategies fall back and log for
-// each); recognise it from the first bytes of the metadata files instead and
-// say it once. Probes containers in order until one looks right, so a good
-// key costs one small read, and a wrong one one read per container. The
-// reads count as metadata reads.
-Status ProbeKey(const ServerKey* key, const std::vector<ContainerInfo>& containers,
-                ReplayStats* stats) {
-  enum Verdict { kFine, kEncryptedNoKey, kNoHeader, kBadMagic };
-  constexpr size_t kProbe = kEncryptionHeaderSize + pb_container::kMagicSize;
-  uint64_t probed = 0, no_header = 0, bad_magic = 0;
-  const ContainerInfo* first = nullptr;
-  for (const ContainerInfo& c : containers) {
-    const uint64_t need = (key != nullptr ? kEncryptionHeaderSize : 0) + pb_container::kHeaderReadSize;
-    if (!c.has_metadata || c.metadata_size < need) continue;
-    std::unique_ptr<RandomAccessFile> file;
-    if (!RandomAccessFile::Open(c.metadata_path, nullptr, &file).ok()) return Status::OK();
-    uint8_t buf[kProbe];
-    const size_t n = std::min<uint64_t>(kProbe, file->size());
-    Status s = file->ReadRaw(0, buf, n);
-    stats->Add(stats->metadata_read_syscalls, file->stats().read_syscalls);
-    stats->Add(stats->metadata_bytes_read, file->stats().bytes_read);
-    if (!s.ok()) return Status::OK();  // not a key problem: the open reports it
-    const bool enc_magic = HasEncryptionMagic(Slice(buf, n));
-    Verdict v = kFine;
-    if (key == nullptr) {
-      v = enc_magic ? kEncryptedNoKey : kFine;
-    } else if (!enc_magic) {
-      v = kNoHeader;
-    } else if (n == kProbe) {
-      CipherAlgorithm alg;
-      std::string file_key;
-      std::unique_ptr<FileCipher> cipher;
-      uint8_t magic[pb_container::kMagicSize];
-      if (ParseEncryptionHeader(c.metadata_path, Slice(buf, kEncryptionHeaderSize), *key, &alg,
-                                &file_key).ok() &&
-          FileCipher::Create(alg, file_key, &cipher).ok() &&
-          cipher->Crypt(kEncryptionHeaderSize, buf + kEncryptionHeaderSize, magic,
-                        sizeof(magic)).ok()) {
-        v = std::memcmp(magic, pb_container::kMagic, sizeof(magic)) == 0 ? kFine : kBadMagic;
-      }
-    }
-    if (v == kEncryptedNoKey) {
-      return Status::NotSupported(c.metadata_path +
-                                  ": file is encrypted but no server key was given "
-                                  "(--server_key_hex)");
-    }
-    if (v == kFine) return Status::OK();
-    probed++;
-    if (first == nullptr) first = &c;
-    if (v == kNoHeader) no_header++;
-    if (v == kBadMagic) bad_magic++;
-  }
-  if (probed > 0 && bad_magic == probed) {
-    return Status::InvalidArgument(
-        first->metadata_path +
-        ": offset 64: bad PB container magic right after the encryption header (in all " +
-        std::to_string(probed) + " containers): wrong server key? (--server_key_hex)");
-  }
-  if (probed > 0 && no_header == probed) {
-    return Status::InvalidArgument(
-        first->metadata_path + ": offset 0: no encryption header (in all " +
-        std::to_string(probed) +
-        " containers): the data dirs are not encrypted, but a server key was given");
-  }
-  return Status::OK();
-}
-
 void Snapshot(const SharedOpenState& shared, ReplayStatsSnapshot* out) {
   for (int k = 0; k < ReplayStats::kKinds; k++) {
     out->containers_by_strategy[k] = shared.stats.containers_by_strategy[k].load();
@@ -707,7 +591,7 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
     result->replay.readahead_mode = ran;
   }
 
-  Status misuse = DetectKeyMisuse(opts, containers);
+  Status misuse = DetectKeyMisuse(key, containers);
   if (!misuse.ok()) return usage_failure(misuse);
 
   uint64_t fatal = 0, counted = 0, live = 0, live_bytes = 0;
