@@ -21,7 +21,16 @@
 // replay policy, the local live maps merged into one block map, and every
 // problem collected for the report. Optionally followed by repair.
 //
+// This file is the orchestration; each concern has its own file:
+//   container_listing.h       dirs checked, data/ listed, files paired, sorted by path
+//   key_probe.h               a missing, wrong or superfluous key, said once
+//   container_load.h          per container: size checks, open, replay, counts, class
+//   container_classification.h  incomplete / full / dead / low-live, from numbers
+//   block_merge.h             per-thread merge batches, duplicate ids
+//   final_merges.h            the replay threads' last merges, shared
+//
 //   for each root:    <root>/data/ listed, <id>.data + <id>.metadata paired
+//   before replay:    key probe (a usage error instead of one failure per file)
 //   per container:    incomplete?  → recorded, not replayed
 //                     otherwise    → ContainerReplayer (one per pool thread,
 //                                    one ByteBudget and ReplayStats for all)
@@ -46,6 +55,7 @@
 
 #include "kudu/fs/block_map.h"
 #include "kudu/fs/container_info.h"
+#include "kudu/fs/container_listing.h"
 #include "kudu/fs/metadata_readahead.h"
 #include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/fs/repair.h"
@@ -154,9 +164,6 @@ struct OpenResult {
 // problem (in container path, offset order). Even on failure `result`
 // describes every container, so a check reports them all.
 Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result);
-
-// The container id for a data file / metadata file name in data/, or false.
-bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_metadata);
 
 }  // namespace fs
 }  // namespace kudu
