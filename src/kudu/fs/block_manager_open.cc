@@ -200,24 +200,11 @@ ReadaheadMode ReplayAllDirs(SharedOpenState* shared, std::vector<ContainerInfo>*
   return ran;
 }
 
+// The replay's counters and the budget's, as they are now.
 void Snapshot(const SharedOpenState& shared, ReplayStatsSnapshot* out) {
-  for (int k = 0; k < ReplayStats::kKinds; k++) {
-    out->containers_by_strategy[k] = shared.stats.containers_by_strategy[k].load();
-  }
-  out->fallbacks = shared.stats.fallbacks.load();
-  out->metadata_read_syscalls = shared.stats.metadata_read_syscalls.load();
-  out->metadata_bytes_read = shared.stats.metadata_bytes_read.load();
-  out->records = shared.stats.records.load();
-  out->budget_waits = shared.stats.budget_waits.load();
-  out->budget_wait_timeouts = shared.stats.budget_wait_timeouts.load();
+  static_cast<ReplayCounters&>(*out) = shared.stats.Snapshot();
   out->peak_buffer_bytes = shared.budget.peak();
   out->memory_budget_bytes = shared.budget.total();
-  out->readahead_files = shared.stats.readahead_files.load();
-  out->readahead_bytes = shared.stats.readahead_bytes.load();
-  out->readahead_skipped = shared.stats.readahead_skipped.load();
-  out->readahead_failed = shared.stats.readahead_failed.load();
-  out->prefetched_reads = shared.stats.prefetched_reads.load();
-  out->direct_reads = shared.stats.direct_reads.load();
 }
 
 // Problems in offset order per container, and the highest block id.

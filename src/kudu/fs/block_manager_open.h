@@ -60,6 +60,7 @@
 #include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/fs/repair.h"
 #include "kudu/fs/replay_policy.h"
+#include "kudu/fs/replay_stats.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
 
@@ -95,28 +96,14 @@ struct BlockManagerOpenOptions {
   bool repair = false;
 };
 
-// Replay statistics of one open (a copy of the shared ReplayStats).
-struct ReplayStatsSnapshot {
-  uint64_t containers_by_strategy[static_cast<int>(ReplayStrategyKind::kNumKinds)] = {};
-  uint64_t fallbacks = 0;
-  uint64_t metadata_read_syscalls = 0;
-  uint64_t metadata_bytes_read = 0;
-  uint64_t records = 0;
-  uint64_t budget_waits = 0;
-  uint64_t budget_wait_timeouts = 0;
+// Replay statistics of one open: the shared ReplayStats' counters as the
+// open ended, and what the budget and read-ahead say about the whole open.
+struct ReplayStatsSnapshot : ReplayCounters {
   uint64_t peak_buffer_bytes = 0;
   uint64_t memory_budget_bytes = 0;
-  // Read-ahead: the mode that ran (uring falls back to fadvise when
-  // io_uring is unavailable), files and bytes read ahead, read-aheads
-  // skipped (budget short) or failed, replay reads served from read-ahead
-  // memory (uring; not system calls).
+  // The read-ahead mode that ran (uring falls back to fadvise when io_uring
+  // is unavailable).
   ReadaheadMode readahead_mode = ReadaheadMode::kNone;
-  uint64_t readahead_files = 0;
-  uint64_t readahead_bytes = 0;
-  uint64_t readahead_skipped = 0;
-  uint64_t readahead_failed = 0;
-  uint64_t prefetched_reads = 0;
-  uint64_t direct_reads = 0;  // metadata reads that bypassed the page cache
 };
 
 struct OpenTiming {
