@@ -35,16 +35,19 @@
 #include "kudu/fs/replay_stats.h"
 #include "kudu/util/byte_budget.h"
 #include "kudu/util/process_cpu_times.h"
+#include "kudu/util/flag_validators.h"
 #include "kudu/util/thread_pool.h"
 
 DEFINE_int32(fs_max_thread_count_per_data_dir, 8,
              "Threads per data dir that replay container metadata when the block manager "
              "opens. Each data dir has its own pool, so one slow disk does not hold up the "
              "others; within a dir, more threads overlap I/O waits with parsing.");
+DEFINE_validator(fs_max_thread_count_per_data_dir, &kudu::flags::ValidateThreadCount);
 DEFINE_double(log_container_live_metadata_before_compact_ratio, 0.50,
               "A full log block container whose live/total block ratio is at or below this "
               "has its metadata rewritten by a repair with only its live CREATE records, so "
               "the next startup replays fewer records.");
+DEFINE_validator(log_container_live_metadata_before_compact_ratio, &kudu::flags::ValidateRatio);
 
 namespace kudu {
 namespace fs {

@@ -86,9 +86,21 @@ json RepairsJson(const RepairSummary& s) {
               {"containers_skipped", s.containers_skipped}};
 }
 
+// Left empty, the first data root stands in (see FsReportRoots).
+std::string RootOr(const std::string& root, const OpenResult& r) {
+  if (!root.empty()) return root;
+  return r.data_dirs.empty() ? std::string() : r.data_dirs[0];
+}
+
 }  // namespace
 
-json FsReportJson(const OpenResult& r) {
+std::string FsReportStatus(const OpenResult& r) {
+  if (!r.ok()) return r.status.ToString();
+  if (r.repaired && !r.repairs.status.ok()) return "repair failed: " + r.repairs.status.ToString();
+  return "OK";
+}
+
+json FsReportJson(const OpenResult& r, const FsReportRoots& roots) {
   const FsReportTotals t = ComputeReportTotals(r);
   json malformed = json::array(), partial = json::array(), incomplete = json::array(),
        corruption = json::array(), dead = json::array(), low_live = json::array();
@@ -128,8 +140,10 @@ json FsReportJson(const OpenResult& r) {
   for (const std::string& f : r.leftover_tmp_files) leftovers.push_back(f);
 
   json j = {
-      {"ok", r.ok()},
-      {"status", r.ok() ? std::string("OK") : r.status.ToString()},
+      {"ok", FsReportStatus(r) == "OK"},
+      {"status", FsReportStatus(r)},
+      {"wal_dir", RootOr(roots.wal_dir, r)},
+      {"metadata_dir", RootOr(roots.metadata_dir, r)},
       {"data_dirs", r.data_dirs},
       {"encrypted", r.encrypted},
       {"containers", t.containers},
@@ -163,7 +177,7 @@ json FsReportJson(const OpenResult& r) {
   return j;
 }
 
-std::string FsReportText(const OpenResult& r) {
+std::string FsReportText(const OpenResult& r, const FsReportRoots& roots) {
   const FsReportTotals t = ComputeReportTotals(r);
   const bool rep = r.repaired;
   const RepairSummary& s = r.repairs;
@@ -173,6 +187,8 @@ std::string FsReportText(const OpenResult& r) {
   std::ostringstream o;
   o << "FS layout report\n";
   o << "----------------\n";
+  o << "wal directory: " << RootOr(roots.wal_dir, r) << "\n";
+  o << "metadata directory: " << RootOr(roots.metadata_dir, r) << "\n";
   o << r.data_dirs.size() << " data directories:";
   for (size_t i = 0; i < r.data_dirs.size(); i++) o << (i ? ", " : " ") << r.data_dirs[i];
   o << "\n";
@@ -240,7 +256,7 @@ std::string FsReportText(const OpenResult& r) {
     o << "Repair: " << (s.status.ok() ? std::string("OK") : s.status.ToString()) << " ("
       << s.containers_skipped << " containers with fatal problems left alone)\n";
   }
-  o << "\nStatus: " << (r.ok() ? std::string("OK") : r.status.ToString()) << "\n";
+  o << "\nStatus: " << FsReportStatus(r) << "\n";
   return o.str();
 }
 

@@ -21,7 +21,7 @@
 //
 // Output: the containers in <root>/data/ of every --fs_data_dirs root, and,
 // for tests, <first root>/generate_live_blocks.txt listing every live block
-// sorted by id, one `<16 hex id> <container id> <offset> <length>` per line
+// sorted by id, one `<block id> <container id> <offset> <length>` per line
 // (exactly what `kudu fs list` prints for the same dirs). One summary line
 // goes to stdout.
 //
@@ -61,12 +61,16 @@
 #include "kudu/tools/tool_flags.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/env.h"
+#include "kudu/util/flag_validators.h"
 
 DEFINE_int64(containers, 10, "generate: number of containers, spread round-robin over the data dirs");
+DEFINE_validator(containers, &kudu::flags::ValidateNonNegativeI64);
 DEFINE_int64(blocks_per_container, 1000, "generate: CREATE records (blocks) per container");
+DEFINE_validator(blocks_per_container, &kudu::flags::ValidatePositiveI64);
 DEFINE_int32(deleted_block_percentage, 10,
              "generate: share (0..100) of the created blocks that are deleted, interleaved with "
              "the creations");
+DEFINE_validator(deleted_block_percentage, &kudu::flags::ValidatePercentage);
 DEFINE_uint64(seed, 1,
               "generate: random seed; the same seed gives byte-identical files. 0 picks one from "
               "the clock (and prints it)");
@@ -75,6 +79,11 @@ DEFINE_bool(encrypt, false,
             "--server_key_test_provider_hex)");
 DEFINE_int32(encryption_key_length, 128,
              "generate --encrypt: file key length in bits (128, 192 or 256)");
+DEFINE_validator(encryption_key_length, +[](const char*, int32_t bits) {
+  kudu::CipherAlgorithm alg;
+  return kudu::CipherAlgorithmForKeyBits(bits, &alg).ok() ? true
+                                                          : kudu::flags::Fail("must be 128, 192 or 256");
+});
 DEFINE_bool(generate_fsync, false,
             "generate: fsync data before records and metadata after each commit, as a server "
             "does (slower; the order of writes is the same without it)");
@@ -130,7 +139,9 @@ int RunGenerate(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("unexpected argument '" + args[0] + "'");
   std::vector<std::string> dirs;
   Status s = ParseDataDirs(&dirs);
-  if (!s.ok()) return UsageError(s.message());
+  if (!s.ok()) {
+    return DirFlagsMissing() ? UsageErrorWithHelp("fs", "generate", s.message()) : UsageError(s.message());
+  }
   ServerKey key;
   bool have_key = false;
   s = LoadServerKey(&key, &have_key);
@@ -140,16 +151,8 @@ int RunGenerate(const std::vector<std::string>& args) {
                       "--server_key_test_provider_hex");
   }
   CipherAlgorithm alg = CipherAlgorithm::kAes128Ctr;
-  s = CipherAlgorithmForKeyBits(FLAGS_encryption_key_length, &alg);
-  if (!s.ok()) {
-    return UsageError("--encryption_key_length must be 128, 192 or 256, got " +
-                      std::to_string(FLAGS_encryption_key_length));
-  }
-  if (FLAGS_containers < 0) return UsageError("--containers must not be negative");
-  if (FLAGS_blocks_per_container < 1) return UsageError("--blocks_per_container must be at least 1");
-  if (FLAGS_deleted_block_percentage < 0 || FLAGS_deleted_block_percentage > 100) {
-    return UsageError("--deleted_block_percentage must be within 0..100");
-  }
+  s = CipherAlgorithmForKeyBits(FLAGS_encryption_key_length, &alg);  // validated with the flag
+  if (!s.ok()) return UsageError("--encryption_key_length: " + s.message());
   for (const std::string& root : dirs) {
     s = PrepareDataDir(root);
     if (!s.ok()) return UsageError(s.message());
@@ -197,11 +200,20 @@ int RunGenerate(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-[[maybe_unused]] const bool registered = RegisterToolAction(
-    {"fs", "generate",
-     "write a realistic on-disk state (containers with CREATE/DELETE records) through the "
-     "server's own block writer",
-     &RunGenerate});
+[[maybe_unused]] const bool registered = RegisterToolAction(ToolAction{
+    "fs", "generate",
+    "Write a realistic on-disk state through the server's own block writer",
+    &RunGenerate,
+    FlagList(DirFlags(), {"containers", "blocks_per_container", "deleted_block_percentage", "seed",
+                          "encrypt", "encryption_key_length", "generate_fsync", "server_key_hex",
+                          "server_key_test_provider_hex", "log_container_max_size",
+                          "log_container_max_blocks"}),
+    "",
+    "Writes containers with CREATE and DELETE records (data files with bytes, metadata "
+    "files in the order a server writes them) into <root>/data/ of every data root, "
+    "round-robin, then <first root>/generate_live_blocks.txt listing every live block as "
+    "`kudu fs list` prints it, and one summary line. The data dirs must hold no container "
+    "yet."});
 
 }  // namespace
 }  // namespace tools
