@@ -164,14 +164,13 @@ Status CheckDataDir(const std::string& root) {
 
 // Lists <root>/data/ and pairs its files into containers (sizes included).
 Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_block_size,
-                      bool encrypted, std::vector<ContainerInfo>* containers,
-                      std::vector<std::string>* tmp_files) {
+                      bool encrypted, std::vector<ContainerInfo>* containers) {
   const std::string data_dir = LogBlockContainerWriter::DataDir(root);
   std::vector<std::string> names;
   RETURN_NOT_OK_PREPEND(env::ListDir(data_dir, &names), "cannot list data dir");
   std::map<std::string, ContainerInfo> by_id;  // ordered: deterministic
   for (const std::string& name : names) {
-    std::string id, tmp_id;
+    std::string id;
     bool is_metadata = false;
     if (ParseContainerFileName(name, &id, &is_metadata)) {
       ContainerInfo& c = by_id[id];
@@ -187,10 +186,8 @@ Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_b
         c.has_data = true;
         c.data_size = size;
       }
-    } else if (IsTempMetadataName(name, &tmp_id)) {
-      tmp_files->push_back(env::JoinPath(data_dir, name));
     }
-    // Anything else (block_manager_instance, stray files) is not ours.
+    // Anything else (block_manager_instance, temporary files, stray files) is not ours.
   }
   for (auto& kv : by_id) {
     ContainerInfo c = std::move(kv.second);
@@ -512,6 +509,7 @@ void Snapshot(const SharedOpenState& shared, ReplayStatsSnapshot* out) {
 
 bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_metadata) {
   const size_t kData = sizeof(kDataSuffix) - 1, kMeta = sizeof(kMetadataSuffix) - 1;
+  if (HasTmpInfix(name)) return false;  // a temporary file is never a container (§1)
   if (EndsWith(name, kMetadataSuffix, kMeta)) {
     *id = name.substr(0, name.size() - kMeta);
     *is_metadata = true;
@@ -524,7 +522,7 @@ bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_m
   return LogBlockContainerWriter::IsValidId(*id);
 }
 
-Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result) {
+Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* result) {
   *result = OpenResult();
   const auto wall_start = std::chrono::steady_clock::now();
   const CpuTimes cpu_start = ProcessCpuTimes();
@@ -535,7 +533,33 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
     return result->status;
   };
 
-  if (opts.data_dirs.empty()) return usage_failure(Status::InvalidArgument("no data dirs given"));
+  if (given_opts.data_dirs.empty()) {
+    return usage_failure(Status::InvalidArgument("no data dirs given"));
+  }
+  // Every dir checked before anything reads or locks one of them.
+  for (const std::string& root : given_opts.data_dirs) {
+    Status s = CheckDataDir(root);
+    if (!s.ok()) return usage_failure(s);
+  }
+  // Instance files, key, locks, temporary files: before any record is read.
+  result->prepared.reset(new PreparedDataDirs());
+  {
+    PrepareDataDirsOptions p;
+    p.data_roots = given_opts.data_dirs;
+    p.given_key = given_opts.server_key;
+    p.read_write = given_opts.repair;
+    Status s = PrepareDataDirs(p, result->prepared.get());
+    if (!s.ok()) {
+      if (result->prepared->failure == PreparedDataDirs::Failure::kLock) return usage_failure(s);
+      result->status = s;
+      result->failure = OpenResult::Failure::kInstance;
+      return s;
+    }
+    result->leftover_tmp_files = result->prepared->temp_files.found;
+  }
+  BlockManagerOpenOptions prepared_opts = given_opts;
+  prepared_opts.server_key = result->prepared->server_key;
+  const BlockManagerOpenOptions& opts = prepared_opts;
   result->data_dirs = opts.data_dirs;
   result->encrypted = opts.server_key != nullptr && !opts.server_key->empty();
   const ServerKey* key = result->encrypted ? opts.server_key : nullptr;
@@ -544,9 +568,9 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
   // their indices in the block map) before any thread starts.
   for (uint32_t d = 0; d < opts.data_dirs.size(); d++) {
     const std::string& root = opts.data_dirs[d];
-    Status s = CheckDataDir(root);
-    if (!s.ok()) return usage_failure(s);
+    Status s;
     uint64_t block_size = opts.fs_block_size;
+    if (block_size == 0) block_size = result->prepared->instance.fs_block_sizes[d];
     if (block_size == 0) {
       s = env::GetBlockSize(LogBlockContainerWriter::DataDir(root), &block_size);
       if (!s.ok() || block_size == 0) {
@@ -556,8 +580,7 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
       }
     }
     result->fs_block_sizes.push_back(block_size);
-    s = ListContainers(d, root, block_size, result->encrypted, &result->containers,
-                       &result->leftover_tmp_files);
+    s = ListContainers(d, root, block_size, result->encrypted, &result->containers);
     if (!s.ok()) return usage_failure(s);
   }
   std::sort(result->containers.begin(), result->containers.end(),
@@ -749,7 +772,7 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
     RepairInput in;
     in.server_key = key;
     in.containers = &result->containers;
-    in.leftover_tmp_files = &result->leftover_tmp_files;
+    in.temporary_files = &result->prepared->temp_files;
     in.stats = &shared.stats;
     Status s = RepairContainers(in, &result->repairs);
     // The rescans of rewritten containers read metadata too.

@@ -71,6 +71,13 @@ Status PrepareOpen(fs::BlockManagerOpenOptions* opts, ServerKey* key) {
   return Status::OK();
 }
 
+// An on-disk instance problem: found before any report exists, so one line
+// on stderr and nothing on stdout.
+int InstanceError(const Status& s) {
+  std::cerr << "kudu: error: " << s.ToString() << std::endl;
+  return kExitInconsistent;
+}
+
 int RunCheck(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("fs check: unexpected argument '" + args[0] + "'");
   OutputFormat format;
@@ -87,6 +94,7 @@ int RunCheck(const std::vector<std::string>& args) {
   if (result.failure == fs::OpenResult::Failure::kUsage) {
     return UsageError(result.status.ToString());
   }
+  if (result.failure == fs::OpenResult::Failure::kInstance) return InstanceError(result.status);
   if (format == OutputFormat::kJson) {
     std::cout << fs::FsReportJson(result).dump(2) << std::endl;
   } else {
@@ -115,6 +123,7 @@ int RunList(const std::vector<std::string>& args) {
   if (result.failure == fs::OpenResult::Failure::kUsage) {
     return UsageError(result.status.ToString());
   }
+  if (result.failure == fs::OpenResult::Failure::kInstance) return InstanceError(result.status);
   if (!result.ok()) {
     // No partial list: a server would not start, so there is no block map.
     std::cerr << "kudu: error: " << result.status.ToString() << std::endl;
