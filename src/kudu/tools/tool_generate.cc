@@ -19,7 +19,9 @@
 // own writer (fs/container_writer.h, driven by fs/block_workload.h), the same
 // code path a server takes to create and delete blocks.
 //
-// Output: the containers in <root>/data/ of every --fs_data_dirs root, and,
+// Output: the layout of `kudu fs format` (instance files, §1 of the format
+// doc; with --encrypt the server key in `instance`), the containers in
+// <root>/data/ of every --fs_data_dirs root, and,
 // for tests, <first root>/generate_live_blocks.txt listing every live block
 // sorted by id, one `<16 hex id> <container id> <offset> <length>` per line
 // (exactly what `kudu fs list` prints for the same dirs). One summary line
@@ -27,7 +29,8 @@
 //
 // Exit status: 0 on success; 2 for a usage error (unknown flag, missing or
 // unusable data dir, bad key, --encrypt without a key, out-of-range counts,
-// a data dir that already holds containers); 1 when writing fails midway.
+// a data dir that already holds containers, a data dir locked by another
+// process); 1 when writing fails midway or an existing instance file is bad.
 //
 // What an interrupted run leaves behind:
 //  - a failure we see (an I/O error) deletes the container being filled, so
@@ -57,6 +60,8 @@
 
 #include "kudu/fs/block_workload.h"
 #include "kudu/fs/container_writer.h"
+#include "kudu/fs/instance_files.h"
+#include "kudu/fs/prepare_data_dirs.h"
 #include "kudu/tools/tool_action.h"
 #include "kudu/tools/tool_flags.h"
 #include "kudu/util/encryption.h"
@@ -153,6 +158,36 @@ int RunGenerate(const std::vector<std::string>& args) {
   for (const std::string& root : dirs) {
     s = PrepareDataDir(root);
     if (!s.ok()) return UsageError(s.message());
+  }
+  // Laid out as `kudu fs format` does, unless a format was done before; then
+  // locked as a server locks its dirs while it writes.
+  bool formatted = false;
+  for (const std::string& root : dirs) {
+    formatted = formatted || env::FileExists(fs::InstanceFilePath(root)) ||
+                env::FileExists(fs::DirInstanceFilePath(root));
+  }
+  if (!formatted) {
+    fs::FormatOptions format;
+    format.data_roots = dirs;
+    format.server_key = FLAGS_encrypt ? &key : nullptr;
+    s = fs::FormatRoots(format);
+    if (!s.ok()) {
+      std::cerr << "kudu: error: generate failed: " << s.ToString() << std::endl;
+      return kExitInconsistent;
+    }
+  }
+  fs::PreparedDataDirs prepared;
+  {
+    fs::PrepareDataDirsOptions p;
+    p.data_roots = dirs;
+    p.given_key = have_key ? &key : nullptr;
+    p.read_write = true;
+    s = fs::PrepareDataDirs(p, &prepared);
+    if (prepared.failure == fs::PreparedDataDirs::Failure::kLock) return UsageError(s.ToString());
+    if (!s.ok()) {
+      std::cerr << "kudu: error: " << s.ToString() << std::endl;
+      return kExitInconsistent;
+    }
   }
 
   fs::BlockWorkloadOptions opts;
