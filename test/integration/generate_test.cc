@@ -251,7 +251,6 @@ TEST_F(GenerateTest, BadInputIsAUsageError) {
       {"fs", "generate", ok_dir, "--encrypt", "--server_key_hex=00112233"},
       {"fs", "generate", ok_dir, "--encrypt", "--server_key_hex=" + std::string(34, '1')},
       {"fs", "generate", ok_dir, "--encrypt", "--server_key_hex=zz" + std::string(30, '1')},
-      {"fs", "generate", ok_dir, "--encrypt"},
       {"fs", "generate", ok_dir, "--deleted_block_percentage=101"},
       {"fs", "generate", ok_dir, "--blocks_per_container=0"},
       {"fs", "generate", ok_dir, "--encrypt", std::string("--server_key_hex=") + kKeyHex,

@@ -147,6 +147,26 @@ TEST_F(InstanceLockTest, TheServerKeyComesFromTheInstanceFile) {
   EXPECT_TRUE(r.out.empty());
 }
 
+// Without a key flag, generate --encrypt makes one as Kudu's default key
+// provider does, and only the instance files know it.
+TEST_F(InstanceLockTest, GenerateMakesAServerKeyWhenNoneIsGiven) {
+  const std::vector<std::string> roots = Generate({"--encrypt"});
+  InstanceMetadataPB inst;
+  ASSERT_OK(fs::ReadPBContainerFromPath(fs::InstanceFilePath(roots[0]), &inst));
+  EXPECT_EQ(32u, inst.server_key().size());
+  EXPECT_EQ("encryptionkey@0", inst.server_key_version());
+  std::string raw;
+  ASSERT_OK(test::ReadFileToString(fs::DirInstanceFilePath(roots[0]), &raw));
+  EXPECT_EQ("kuducntr", raw.substr(0, 8));  // never encrypted
+  RunResult r = Check(roots);
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  json j = json::parse(r.out);
+  EXPECT_TRUE(j["encrypted"].get<bool>());
+  std::string live;
+  ASSERT_OK(test::ReadFileToString(env::JoinPath(roots[0], "generate_live_blocks.txt"), &live));
+  EXPECT_EQ(CountLines(live), j["live_blocks"].get<uint64_t>());
+}
+
 TEST_F(InstanceLockTest, EveryInstanceVerdictExitsOneBeforeAnyReport) {
   using Damage = std::function<std::string(const std::vector<std::string>&)>;
   auto edit_dir = [](const std::string& root, std::function<void(DirInstanceMetadataPB*)> e) {

@@ -28,7 +28,8 @@
 // goes to stdout.
 //
 // Exit status: 0 on success; 2 for a usage error (unknown flag, missing or
-// unusable data dir, bad key, --encrypt without a key, out-of-range counts,
+// unusable data dir, bad key, --encrypt into dirs formatted without a key
+// and none given, out-of-range counts,
 // a data dir that already holds containers, a data dir locked by another
 // process); 1 when writing fails midway or an existing instance file is bad.
 //
@@ -50,6 +51,7 @@
 //    complete (and then matches the dirs).
 #include <gflags/gflags.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -77,7 +79,9 @@ DEFINE_uint64(seed, 1,
               "the clock (and prints it)");
 DEFINE_bool(encrypt, false,
             "generate: encrypt every file at rest with the server key (--server_key_hex or "
-            "--server_key_test_provider_hex)");
+            "--server_key_test_provider_hex; without either, a fresh 16-byte key, as Kudu's "
+            "default key provider makes it). The key is stored in the instance files, where "
+            "an open without a key flag finds it");
 DEFINE_int32(encryption_key_length, 128,
              "generate --encrypt: file key length in bits (128, 192 or 256)");
 DEFINE_bool(generate_fsync, false,
@@ -140,10 +144,6 @@ int RunGenerate(const std::vector<std::string>& args) {
   bool have_key = false;
   s = LoadServerKey(&key, &have_key);
   if (!s.ok()) return UsageError(s.message());
-  if (FLAGS_encrypt && !have_key) {
-    return UsageError("--encrypt needs the server key: --server_key_hex or "
-                      "--server_key_test_provider_hex");
-  }
   CipherAlgorithm alg = CipherAlgorithm::kAes128Ctr;
   s = CipherAlgorithmForKeyBits(FLAGS_encryption_key_length, &alg);
   if (!s.ok()) {
@@ -165,6 +165,14 @@ int RunGenerate(const std::vector<std::string>& args) {
   for (const std::string& root : dirs) {
     formatted = formatted || env::FileExists(fs::InstanceFilePath(root)) ||
                 env::FileExists(fs::DirInstanceFilePath(root));
+  }
+  if (FLAGS_encrypt && !have_key && !formatted) {
+    // What Kudu's default key provider makes: 16 random bytes.
+    std::string bytes;
+    s = GenerateFileKey(CipherAlgorithm::kAes128Ctr, &bytes);
+    if (!s.ok()) return UsageError(s.ToString());
+    key = ServerKey::FromBytes(std::move(bytes));
+    have_key = true;
   }
   if (!formatted) {
     fs::FormatOptions format;
@@ -193,8 +201,20 @@ int RunGenerate(const std::vector<std::string>& args) {
   fs::BlockWorkloadOptions opts;
   opts.writer.data_dirs = dirs;
   opts.writer.sync = FLAGS_generate_fsync;
+  // Blocks aligned to the block size the instance files record, which every
+  // open aligns by; the writer takes one size for all dirs, so a mix keeps
+  // its per-dir default.
+  const std::vector<uint64_t>& recorded = prepared.instance.fs_block_sizes;
+  if (!recorded.empty() && recorded[0] != 0 &&
+      std::all_of(recorded.begin(), recorded.end(), [&](uint64_t b) { return b == recorded[0]; })) {
+    opts.writer.fs_block_size = recorded[0];
+  }
   if (FLAGS_encrypt) {
-    opts.writer.server_key = &key;
+    if (prepared.server_key == nullptr) {
+      return UsageError("--encrypt: the data dirs were formatted without a server key; give one "
+                        "with --server_key_hex");
+    }
+    opts.writer.server_key = prepared.server_key;
     opts.writer.algorithm = alg;
   }
   opts.containers = FLAGS_containers;
