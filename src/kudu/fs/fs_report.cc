@@ -17,6 +17,7 @@
 
 #include "kudu/fs/fs_report.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <set>
@@ -90,6 +91,63 @@ json RepairsJson(const RepairSummary& s) {
 std::string RootOr(const std::string& root, const OpenResult& r) {
   if (!root.empty()) return root;
   return r.data_dirs.empty() ? std::string() : r.data_dirs[0];
+}
+
+// What the open found before any replay (prepare_data_dirs.h): locks it
+// could not take, entries with the temporary-file infix that are not
+// regular files, and a temporary file it could not delete.
+void AddPreparedDirsJson(const OpenResult& r, json* j) {
+  json unexpected = json::array(), unlocked = json::array(), errors = json::array();
+  if (r.prepared != nullptr) {
+    for (const std::string& f : r.prepared->temp_files.unexpected) unexpected.push_back(f);
+    for (const UnlockedDir& u : r.prepared->unlocked_dirs) {
+      unlocked.push_back(json{{"dir", u.dir}, {"message", u.message}});
+    }
+    const TemporaryFiles& t = r.prepared->temp_files;
+    if (!t.failure.ok()) {
+      errors.push_back(json{{"path", t.failed_path},
+                            {"step", kTemporaryFilesStep},
+                            {"message", t.failure.ToString()}});
+    }
+  }
+  (*j)["unexpected_files"] = unexpected.size();
+  (*j)["unlocked_dirs"] = unlocked.size();
+  json& entries = (*j)["entries"];
+  entries["unexpected_files"] = unexpected;
+  entries["unlocked_dirs"] = unlocked;
+  // The deletion of temporary files is the first repair step: its error
+  // comes before any other.
+  json& all_errors = entries["repair_errors"];
+  if (!all_errors.is_array()) all_errors = json::array();
+  all_errors.insert(all_errors.begin(), errors.begin(), errors.end());
+  (*j)["repair_errors"] = all_errors.size();
+}
+
+std::string PreparedDirsText(const OpenResult& r) {
+  if (r.prepared == nullptr) return "";
+  const TemporaryFiles& t = r.prepared->temp_files;
+  std::ostringstream o;
+  const bool read_write = r.repaired;
+  for (const std::string& f : t.found) {
+    const bool kept = std::find(t.only_copies.begin(), t.only_copies.end(), f) !=
+                      t.only_copies.end();
+    o << "Temporary file " << f;
+    if (kept && read_write) {
+      o << " (kept: its container's .metadata file does not exist, so it may be the only copy "
+           "of that container's records; a Kudu server starting on this dir, in any mode, "
+           "deletes it)";
+    }
+    o << "\n";
+  }
+  for (const std::string& f : t.unexpected) o << "Unexpected file " << f << "\n";
+  for (const UnlockedDir& u : r.prepared->unlocked_dirs) {
+    o << "Unlocked dir " << u.dir << ": " << u.message << "\n";
+  }
+  if (!t.failure.ok()) {
+    o << "Repair error (" << kTemporaryFilesStep << ") " << t.failed_path << ": "
+      << t.failure.ToString() << "\n";
+  }
+  return o.str();
 }
 
 }  // namespace
@@ -174,6 +232,7 @@ json FsReportJson(const OpenResult& r, const FsReportRoots& roots) {
        {{"wall_s", r.timing.wall_s}, {"user_s", r.timing.user_s}, {"sys_s", r.timing.sys_s}}},
   };
   if (r.repaired) j["repairs"] = RepairsJson(r.repairs);
+  AddPreparedDirsJson(r, &j);
   return j;
 }
 
@@ -234,6 +293,8 @@ std::string FsReportText(const OpenResult& r, const FsReportRoots& roots) {
       o << "Fatal: " << p.status.ToString() << "\n";
     }
   }
+
+  o << PreparedDirsText(r);
 
   const ReplayStatsSnapshot& st = r.replay;
   auto by = [&](ReplayStrategyKind k) { return st.containers_by_strategy[static_cast<int>(k)]; };

@@ -59,6 +59,13 @@ namespace kudu {
 namespace tools {
 namespace {
 
+// An on-disk instance problem: found before any report exists, so one line
+// on stderr and nothing on stdout.
+int InstanceError(const Status& s) {
+  std::cerr << "kudu: error: " << s.ToString() << std::endl;
+  return kExitInconsistent;
+}
+
 int RunCheck(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("fs check: unexpected argument '" + args[0] + "'");
   OutputFormat format;
@@ -77,6 +84,7 @@ int RunCheck(const std::vector<std::string>& args) {
   if (result.failure == fs::OpenResult::Failure::kUsage) {
     return UsageError(result.status.ToString());
   }
+  if (result.failure == fs::OpenResult::Failure::kInstance) return InstanceError(result.status);
   const fs::FsReportRoots report_roots{roots.wal_dir, roots.metadata_dir};
   StdoutWriter out;
   if (format == OutputFormat::kJson) {

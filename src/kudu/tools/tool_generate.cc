@@ -19,15 +19,19 @@
 // own writer (fs/container_writer.h, driven by fs/block_workload.h), the same
 // code path a server takes to create and delete blocks.
 //
-// Output: the containers in <root>/data/ of every --fs_data_dirs root, and,
+// Output: the layout of `kudu fs format` (instance files, §1 of the format
+// doc; with --encrypt the server key in `instance`), the containers in
+// <root>/data/ of every --fs_data_dirs root, and,
 // for tests, <first root>/generate_live_blocks.txt listing every live block
 // sorted by id, one `<block id> <container id> <offset> <length>` per line
 // (exactly what `kudu fs list` prints for the same dirs). One summary line
 // goes to stdout.
 //
 // Exit status: 0 on success; 2 for a usage error (unknown flag, missing or
-// unusable data dir, bad key, --encrypt without a key, out-of-range counts,
-// a data dir that already holds containers); 1 when writing fails midway.
+// unusable data dir, bad key, --encrypt into dirs formatted without a key
+// and none given, out-of-range counts,
+// a data dir that already holds containers, a data dir locked by another
+// process); 1 when writing fails midway or an existing instance file is bad.
 //
 // What an interrupted run leaves behind:
 //  - a failure we see (an I/O error) deletes the container being filled, so
@@ -47,6 +51,7 @@
 //    complete (and then matches the dirs).
 #include <gflags/gflags.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -57,6 +62,8 @@
 
 #include "kudu/fs/block_workload.h"
 #include "kudu/fs/container_writer.h"
+#include "kudu/fs/instance_files.h"
+#include "kudu/fs/prepare_data_dirs.h"
 #include "kudu/tools/tool_action.h"
 #include "kudu/tools/tool_flags.h"
 #include "kudu/util/encryption.h"
@@ -76,7 +83,9 @@ DEFINE_uint64(seed, 1,
               "the clock (and prints it)");
 DEFINE_bool(encrypt, false,
             "generate: encrypt every file at rest with the server key (--server_key_hex or "
-            "--server_key_test_provider_hex)");
+            "--server_key_test_provider_hex; without either, a fresh 16-byte key, as Kudu's "
+            "default key provider makes it). The key is stored in the instance files, where "
+            "an open without a key flag finds it");
 DEFINE_int32(encryption_key_length, 128,
              "generate --encrypt: file key length in bits (128, 192 or 256)");
 DEFINE_validator(encryption_key_length, +[](const char*, int32_t bits) {
@@ -146,10 +155,6 @@ int RunGenerate(const std::vector<std::string>& args) {
   bool have_key = false;
   s = LoadServerKey(&key, &have_key);
   if (!s.ok()) return UsageError(s.message());
-  if (FLAGS_encrypt && !have_key) {
-    return UsageError("--encrypt needs the server key: --server_key_hex or "
-                      "--server_key_test_provider_hex");
-  }
   CipherAlgorithm alg = CipherAlgorithm::kAes128Ctr;
   s = CipherAlgorithmForKeyBits(FLAGS_encryption_key_length, &alg);  // validated with the flag
   if (!s.ok()) return UsageError("--encryption_key_length: " + s.message());
@@ -157,12 +162,62 @@ int RunGenerate(const std::vector<std::string>& args) {
     s = PrepareDataDir(root);
     if (!s.ok()) return UsageError(s.message());
   }
+  // Laid out as `kudu fs format` does, unless a format was done before; then
+  // locked as a server locks its dirs while it writes.
+  bool formatted = false;
+  for (const std::string& root : dirs) {
+    formatted = formatted || env::FileExists(fs::InstanceFilePath(root)) ||
+                env::FileExists(fs::DirInstanceFilePath(root));
+  }
+  if (FLAGS_encrypt && !have_key && !formatted) {
+    // What Kudu's default key provider makes: 16 random bytes.
+    std::string bytes;
+    s = GenerateFileKey(CipherAlgorithm::kAes128Ctr, &bytes);
+    if (!s.ok()) return UsageError(s.ToString());
+    key = ServerKey::FromBytes(std::move(bytes));
+    have_key = true;
+  }
+  if (!formatted) {
+    fs::FormatOptions format;
+    format.data_roots = dirs;
+    format.server_key = FLAGS_encrypt ? &key : nullptr;
+    s = fs::FormatRoots(format);
+    if (!s.ok()) {
+      std::cerr << "kudu: error: generate failed: " << s.ToString() << std::endl;
+      return kExitInconsistent;
+    }
+  }
+  fs::PreparedDataDirs prepared;
+  {
+    fs::PrepareDataDirsOptions p;
+    p.data_roots = dirs;
+    p.given_key = have_key ? &key : nullptr;
+    p.read_write = true;
+    s = fs::PrepareDataDirs(p, &prepared);
+    if (prepared.failure == fs::PreparedDataDirs::Failure::kLock) return UsageError(s.ToString());
+    if (!s.ok()) {
+      std::cerr << "kudu: error: " << s.ToString() << std::endl;
+      return kExitInconsistent;
+    }
+  }
 
   fs::BlockWorkloadOptions opts;
   opts.writer.data_dirs = dirs;
   opts.writer.sync = FLAGS_generate_fsync;
+  // Blocks aligned to the block size the instance files record, which every
+  // open aligns by; the writer takes one size for all dirs, so a mix keeps
+  // its per-dir default.
+  const std::vector<uint64_t>& recorded = prepared.instance.fs_block_sizes;
+  if (!recorded.empty() && recorded[0] != 0 &&
+      std::all_of(recorded.begin(), recorded.end(), [&](uint64_t b) { return b == recorded[0]; })) {
+    opts.writer.fs_block_size = recorded[0];
+  }
   if (FLAGS_encrypt) {
-    opts.writer.server_key = &key;
+    if (prepared.server_key == nullptr) {
+      return UsageError("--encrypt: the data dirs were formatted without a server key; give one "
+                        "with --server_key_hex");
+    }
+    opts.writer.server_key = prepared.server_key;
     opts.writer.algorithm = alg;
   }
   opts.containers = FLAGS_containers;
