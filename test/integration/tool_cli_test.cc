@@ -302,6 +302,16 @@ TEST_F(ToolCliTest, LocateBlock) {
 TEST_F(ToolCliTest, DirectoryFlags) {
   const std::string a = Generated("a", 2, 4);
   const std::string b = Generated("b", 2, 4, 2);
+  // Two servers' roots used as one server's: without what `kudu fs format`
+  // lays out (synthetic dirs), since their instance uuids differ and the
+  // tablet-meta entry would decide the metadata root.
+  for (const std::string& root : {a, b}) {
+    ASSERT_OK(env::DeleteFile(root + "/instance"));
+    ASSERT_OK(env::DeleteFile(root + "/data/block_manager_instance"));
+    for (const char* dir : {"/wals", "/tablet-meta", "/consensus-meta"}) {
+      ASSERT_OK(env::DeleteRecursively(root + dir));
+    }
+  }
   RunResult both = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + a + "," + b});
   ASSERT_EQ(0, both.exit_status) << Describe(both);
 
