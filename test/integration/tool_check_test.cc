@@ -197,9 +197,20 @@ TEST_F(ToolCheckTest, ProgressIsLoggedEvery200Containers) {
   ASSERT_FALSE(HasFatalFailure());
   RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + Join(roots)});
   ASSERT_EQ(0, r.exit_status) << Describe(r);
-  EXPECT_NE(std::string::npos, r.err.find("Opened 200 log block containers (of 450)"));
-  EXPECT_NE(std::string::npos, r.err.find("Opened 400 log block containers (of 450)"));
+  EXPECT_NE(std::string::npos, r.err.find("Opened 200 log block containers (of 450, 44%)"));
+  EXPECT_NE(std::string::npos, r.err.find("Opened 400 log block containers (of 450, 88%)"));
   EXPECT_NE(std::string::npos, r.err.find("Opened 450 log block containers in"));
+  // In order, the first line first, each line with what was read and what is left.
+  const size_t opening = r.err.find("Opening 450 log block containers in 1 data dirs");
+  const size_t first = r.err.find("Opened 200 log block containers");
+  const size_t second = r.err.find("Opened 400 log block containers");
+  ASSERT_NE(std::string::npos, opening) << r.err;
+  EXPECT_LT(opening, first);
+  EXPECT_LT(first, second);
+  const std::string line = r.err.substr(first, r.err.find('\n', first) - first);
+  EXPECT_NE(std::string::npos, line.find("of metadata read")) << line;
+  EXPECT_NE(std::string::npos, line.find("elapsed")) << line;
+  EXPECT_NE(std::string::npos, line.find("left")) << line;
 }
 
 TEST_F(ToolCheckTest, EncryptedDirsWithTheKeyInEitherForm) {
@@ -383,7 +394,7 @@ TEST_F(ToolCheckTest, BadInput) {
   EXPECT_EQ("", empty_list.out);
 }
 
-TEST_F(ToolCheckTest, UnreadableMetadataFileIsAnIoErrorNamingIt) {
+TEST_F(ToolCheckTest, UnreadableMetadataFileIsFatalNamingIt) {
   const std::string root = tmp_.Join("a");
   Generate({root}, 3, 5);
   ASSERT_FALSE(HasFatalFailure());
@@ -398,8 +409,8 @@ TEST_F(ToolCheckTest, UnreadableMetadataFileIsAnIoErrorNamingIt) {
   if (::geteuid() != 0) {
     ASSERT_EQ(0, ::chmod(md.c_str(), 0));
   } else {
-    // Root reads files whatever their mode: make the name unreadable as a
-    // file instead (a directory opens, then every read fails with EISDIR).
+    // Root reads files whatever their mode: put a directory in its place,
+    // which is not a regular file (§4.1) and is never opened.
     ASSERT_OK(env::DeleteFile(md));
     ASSERT_EQ(0, ::mkdir(md.c_str(), 0755));
     ASSERT_OK(test::WriteStringToFile(env::JoinPath(md, "filler"), std::string(100, 'x')));
@@ -409,11 +420,14 @@ TEST_F(ToolCheckTest, UnreadableMetadataFileIsAnIoErrorNamingIt) {
   json j = json::parse(r.out);
   EXPECT_FALSE(j["ok"].get<bool>());
   ASSERT_EQ(1u, j["entries"]["corruption"].size());
-  EXPECT_EQ("io_error", j["entries"]["corruption"][0]["kind"]);
+  const bool as_root = ::geteuid() == 0;
+  EXPECT_EQ(as_root ? "not_a_regular_file" : "io_error", j["entries"]["corruption"][0]["kind"]);
   std::vector<std::string> errors = ErrorLines(r.err);
   ASSERT_EQ(1u, errors.size()) << r.err;
   EXPECT_NE(std::string::npos, errors[0].find(md)) << errors[0];
-  EXPECT_NE(std::string::npos, errors[0].find("IO error")) << errors[0];
+  EXPECT_NE(std::string::npos,
+            errors[0].find(as_root ? md + ": not a regular file (a directory)" : "IO error"))
+      << errors[0];
   if (::geteuid() != 0) ::chmod(md.c_str(), 0644);
 }
 

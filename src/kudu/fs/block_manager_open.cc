@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <limits>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -32,6 +33,7 @@
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/final_merges.h"
 #include "kudu/fs/key_probe.h"
+#include "kudu/fs/open_progress.h"
 #include "kudu/fs/replay_stats.h"
 #include "kudu/util/byte_budget.h"
 #include "kudu/util/process_cpu_times.h"
@@ -78,8 +80,8 @@ struct SharedOpenState {
   ReplayStats stats;
   std::unique_ptr<BlockMap> map;
   ConflictLog conflicts;
-  std::atomic<uint64_t> processed{0};
   uint64_t total = 0;  // containers of every dir
+  std::unique_ptr<OpenProgress> progress;
 };
 
 // One data dir's share of the replay: its containers in path order, the
@@ -98,7 +100,6 @@ void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* contai
                      DirWork* work, FinalMerges* final_merges) {
   ContainerReplayer replayer(shared->opts.policy, &shared->budget, &shared->stats);
   ThreadMerge merge(shared->map.get(), &shared->conflicts);
-  const uint64_t progress_every = shared->opts.progress_every;
   while (true) {
     const size_t k = work->cursor.fetch_add(1);
     if (k >= work->queue.size()) break;
@@ -107,12 +108,10 @@ void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* contai
         work->readahead != nullptr ? work->readahead->Claim(k) : PrefetchedBytes();
     merge.Queue(index, LoadContainer(&(*containers)[index], shared->key, shared->rules,
                                      &replayer, std::move(prefetched)));
-    const uint64_t n = shared->processed.fetch_add(1) + 1;
-    if (progress_every > 0 && n % progress_every == 0) {
-      LOG(INFO) << "Opened " << n << " log block containers (of " << shared->total << ")";
-    }
+    shared->progress->ContainerDone();
   }
   merge.Finish(final_merges);
+  shared->progress->ThreadDone();
 }
 
 // Read-ahead for a dir with more containers than replay threads (otherwise
@@ -196,6 +195,7 @@ ReadaheadMode ReplayAllDirs(SharedOpenState* shared, std::vector<ContainerInfo>*
             << shared->opts.data_dirs.size() << " data dirs (" << shared->opts.threads_per_dir
             << " threads per dir, replay strategy " << StrategyChoiceName(shared->opts.policy.choice)
             << ")";
+  shared->progress->Run(replay_threads);
   for (auto& p : pools) p->Wait();
   // Every position was claimed: the read-aheads end (uring: their I/O
   // threads exit) here, before the budget and stats they use go away.
@@ -217,13 +217,18 @@ void FinishContainers(OpenResult* result) {
                      [](const ContainerProblem& a, const ContainerProblem& b) {
                        return a.offset < b.offset;
                      });
-    if (c.has_max_block_id &&
+    // A corrupt container's ids do not count (§4.1).
+    if (c.counted() && !c.fatal() && c.has_max_block_id &&
         (!result->has_max_block_id || c.max_block_id > result->max_block_id)) {
       result->has_max_block_id = true;
       result->max_block_id = c.max_block_id;
     }
   }
-  result->next_block_id = result->has_max_block_id ? result->max_block_id + 1 : 1;
+  result->has_next_block_id =
+      !result->has_max_block_id || result->max_block_id != std::numeric_limits<uint64_t>::max();
+  result->next_block_id = !result->has_max_block_id   ? 1
+                          : result->has_next_block_id ? result->max_block_id + 1
+                                                      : 0;
 }
 
 // Totals for the open's log line.
@@ -351,6 +356,7 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
 
   SharedOpenState shared(opts, key);
   shared.total = result->containers.size();
+  shared.progress.reset(new OpenProgress(shared.total, opts.progress_every, &shared.stats));
   s = ProbeKey(key, result->containers, &shared.stats);
   if (!s.ok()) {
     Snapshot(shared, &result->replay);

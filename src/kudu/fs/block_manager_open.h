@@ -139,10 +139,13 @@ struct OpenResult {
 
   // Published only when the open succeeded; null otherwise.
   std::unique_ptr<BlockMap> block_map;
-  // Highest id of an accepted CREATE record in any container, and the
-  // server's next block id (that plus one; 1 when there is none).
+  // Highest id of an accepted CREATE record in any counted container, and
+  // the server's next block id (that plus one; 1 when there is none). When
+  // the highest id is 2^64-1 there is no next id: a wrapped 0 would hand
+  // out ids again (§4.2).
   bool has_max_block_id = false;
   uint64_t max_block_id = 0;
+  bool has_next_block_id = true;
   uint64_t next_block_id = 1;
 
   ReplayStatsSnapshot replay;

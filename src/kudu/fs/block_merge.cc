@@ -17,6 +17,7 @@
 
 #include "kudu/fs/block_merge.h"
 
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -63,13 +64,13 @@ namespace {
 using Holders = std::map<uint64_t, std::set<uint32_t>>;    // id → containers, both ordered
 using Offsets = std::map<uint32_t, std::map<uint64_t, uint64_t>>;  // container → id → offset
 
-// The record offset of each conflicting id in each container holding it:
-// one rescan per involved container.
+// The record offset of each conflicting id in each container blamed for it
+// (every holder but the first in report order): one rescan per container.
 Offsets FindRecordOffsets(const Holders& holders, const ServerKey* key,
                           const std::vector<ContainerInfo>& containers, ReplayStats* stats) {
   Offsets offsets;
   for (const auto& h : holders) {
-    for (uint32_t ci : h.second) offsets[ci][h.first] = 0;
+    for (auto it = std::next(h.second.begin()); it != h.second.end(); ++it) offsets[*it][h.first] = 0;
   }
   for (auto& o : offsets) {
     const ContainerInfo& c = containers[o.first];
@@ -99,22 +100,21 @@ void ReportDuplicates(const std::vector<Conflict>& conflicts, const ServerKey* k
     holders[c.id].insert(c.first);
     holders[c.id].insert(c.second);
   }
+  // Container indices are in report order (data dir, then id): the first
+  // holder keeps the id, every later one is corrupt with one entry per id
+  // naming the first (§4.2), so the report grows with the copies, not with
+  // their pairs.
   Offsets offsets = FindRecordOffsets(holders, key, *containers, stats);
   for (const auto& h : holders) {
-    const std::string hex = BlockId(h.first).ToString();
-    for (uint32_t ci : h.second) {
-      ContainerInfo& c = (*containers)[ci];
-      const uint64_t offset = offsets[ci][h.first];
-      std::string others;
-      for (uint32_t other : h.second) {
-        if (other == ci) continue;
-        others += (others.empty() ? "" : ", ") + (*containers)[other].path;
-      }
+    const std::string id = BlockId(h.first).ToString();
+    const ContainerInfo& first = (*containers)[*h.second.begin()];
+    for (auto it = std::next(h.second.begin()); it != h.second.end(); ++it) {
+      ContainerInfo& c = (*containers)[*it];
+      const uint64_t offset = offsets[*it][h.first];
       c.AddProblem(ContainerProblem::Kind::kDuplicateId, c.metadata_path, offset,
                    Status::Corruption(c.metadata_path + ": record at offset " +
-                                      std::to_string(offset) + ": block " + hex +
-                                      " is live in container " + c.path +
-                                      " and also in container " + others),
+                                      std::to_string(offset) + ": block " + id +
+                                      " is already live in container " + first.path),
                    h.first);
     }
   }

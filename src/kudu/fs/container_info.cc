@@ -27,6 +27,7 @@ const char* ContainerProblemKindName(ContainerProblem::Kind kind) {
     case ContainerProblem::Kind::kMissingData: return "missing_data_file";
     case ContainerProblem::Kind::kMissingMetadata: return "missing_metadata_file";
     case ContainerProblem::Kind::kDuplicateId: return "duplicate_block_id";
+    case ContainerProblem::Kind::kNotRegularFile: return "not_a_regular_file";
   }
   return "?";
 }

@@ -42,6 +42,7 @@ struct ContainerProblem {
     kMissingData,  // metadata with live blocks but no data file
     kMissingMetadata,  // a data file with bytes but no (usable) metadata file
     kDuplicateId,  // a block id live in this container and in another one
+    kNotRegularFile,  // a container file that is a FIFO, device, directory, bad symlink, ...
   };
   Kind kind = Kind::kCorruption;
   std::string file;     // the file the problem is in

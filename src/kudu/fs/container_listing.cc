@@ -71,11 +71,18 @@ uint64_t BlockSizeOf(const std::string& root) {
   return block_size;
 }
 
-// Notes one listed file of a container (its size included).
+// Notes one listed file of a container (its size included). A file that is
+// not a regular file makes the container fatal (§4.1) without being opened.
 Status AddContainerFile(const std::string& path, bool is_metadata, ContainerInfo* c) {
   uint64_t size = 0;
-  Status s = env::GetFileSize(path, &size);
+  Status s = env::GetRegularFileSize(path, &size);
   if (s.IsNotFound()) return Status::OK();  // deleted since the listing: as if absent
+  if (s.IsIllegalState()) {
+    (is_metadata ? c->has_metadata : c->has_data) = true;
+    c->AddProblem(ContainerProblem::Kind::kNotRegularFile, path, 0,
+                  Status::Corruption(s.message()));
+    return Status::OK();
+  }
   RETURN_NOT_OK(s);
   if (is_metadata) {
     c->has_metadata = true;
@@ -143,8 +150,12 @@ Status ListDataDirs(const std::vector<std::string>& roots,
     out->fs_block_sizes.push_back(block_size);
     RETURN_NOT_OK(ListContainers(d, roots[d], block_size, encrypted, out));
   }
+  // Report order (§4.2): data dir order as the flags give it, then container
+  // id. The same order decides which copy of a duplicated id is blamed.
   std::sort(out->containers.begin(), out->containers.end(),
-            [](const ContainerInfo& a, const ContainerInfo& b) { return a.path < b.path; });
+            [](const ContainerInfo& a, const ContainerInfo& b) {
+              return a.dir_index != b.dir_index ? a.dir_index < b.dir_index : a.id < b.id;
+            });
   return Status::OK();
 }
 

@@ -18,8 +18,9 @@
 // The first step of the open, on the caller's thread before any replay:
 // each data dir checked (a wrong path is a usage error, not damage), its
 // data/ listed, and its files paired into containers by id. Containers are
-// sorted by path here, which fixes their indices in the block map and the
-// order of every report entry whatever the thread timing later.
+// sorted in report order here (data dir order, then id), which fixes their
+// indices in the block map and the order of every report entry whatever the
+// thread timing later.
 #pragma once
 
 #include <cstdint>
@@ -37,7 +38,7 @@ bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_m
 
 struct ContainerListing {
   std::vector<uint64_t> fs_block_sizes;  // per data dir
-  // Every container of every dir, sorted by path.
+  // Every container of every dir, in report order (dir, then id).
   std::vector<ContainerInfo> containers;
 };
 

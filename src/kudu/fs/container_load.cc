@@ -126,6 +126,9 @@ bool WillReplay(const ContainerInfo& c) {
 std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
                                      const ClassificationRules& rules,
                                      ContainerReplayer* replayer, PrefetchedBytes prefetched) {
+  // Found fatal while listing (a container file that is not a regular file):
+  // nothing of it is opened.
+  if (c->fatal()) return {};
   // §4: a crash while creating the container.
   const IncompleteReason by_size = IncompleteBySize(FactsOf(*c));
   if (by_size != IncompleteReason::kNone) {

@@ -212,7 +212,7 @@ json FsReportJson(const OpenResult& r, const FsReportRoots& roots) {
       {"live_bytes", t.live_bytes},
       {"live_bytes_aligned", t.live_bytes_aligned},
       {"max_block_id", r.has_max_block_id ? r.max_block_id : 0},
-      {"next_block_id", r.next_block_id},
+      {"next_block_id", r.has_next_block_id ? json(r.next_block_id) : json(nullptr)},
       {"malformed_records", t.malformed_records},
       {"partial_records", t.partial_records},
       {"incomplete_containers", t.incomplete_containers},
@@ -258,7 +258,10 @@ std::string FsReportText(const OpenResult& r, const FsReportRoots& roots) {
   o << "Total number of LBM containers: " << t.containers << " (" << t.full_containers
     << " full)\n";
   o << "Maximum block id: " << (r.has_max_block_id ? BlockId(r.max_block_id).ToString() : "none")
-    << " (next block id " << BlockId(r.next_block_id).ToString() << ")\n";
+    << " (next block id "
+    << (r.has_next_block_id ? BlockId(r.next_block_id).ToString()
+                            : std::string("none (block id space exhausted)"))
+    << ")\n";
   o << "Total dead full LBM containers: " << t.dead_containers << repaired(s.dead_containers_deleted)
     << "\n";
   o << "Total full LBM containers with few live blocks: " << t.low_live_containers

@@ -54,6 +54,36 @@ Status GetFileSize(const std::string& path, uint64_t* size) {
   return Status::OK();
 }
 
+namespace {
+
+const char* FileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a plain file";
+}
+
+}  // namespace
+
+Status GetRegularFileSize(const std::string& path, uint64_t* size) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return Status::FromErrno(path, errno);
+  const bool link = S_ISLNK(st.st_mode);
+  if (link && ::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    return Status::IllegalState(path + ": not a regular file (" +
+                                (err == ELOOP ? "a symlink loop" : "a dangling symlink") + ")");
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return Status::IllegalState(path + ": not a regular file (" + (link ? "a symlink to " : "") +
+                                FileTypeName(st.st_mode) + ")");
+  }
+  *size = static_cast<uint64_t>(st.st_size);
+  return Status::OK();
+}
+
 bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 Status IsDirectory(const std::string& path, bool* is_dir) {

@@ -34,6 +34,12 @@ namespace env {
 Status ListDir(const std::string& dir, std::vector<std::string>* names);
 // NotFound if `path` does not exist.
 Status GetFileSize(const std::string& path, uint64_t* size);
+// The size of `path` when it is a regular file, directly or through
+// symlinks. NotFound when nothing is there (not even a symlink); IllegalState
+// naming what it is when it is anything else: a directory, FIFO, socket or
+// device, a dangling symlink or a symlink loop. Opening such a file could
+// block for ever (a FIFO) or read without end (/dev/zero).
+Status GetRegularFileSize(const std::string& path, uint64_t* size);
 bool FileExists(const std::string& path);
 Status IsDirectory(const std::string& path, bool* is_dir);
 Status CreateDirs(const std::string& path);

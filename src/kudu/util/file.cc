@@ -68,6 +68,13 @@ Status OpenAndStat(const std::string& path, int flags, int* fd_out, uint64_t* si
     ::close(fd);
     return Status::FromErrno(path, err);
   }
+  // The path may have been swapped for a FIFO or device since it was
+  // listed: O_NONBLOCK kept the open from blocking, and nothing but a
+  // regular file is read.
+  if ((flags & O_ACCMODE) == O_RDONLY && !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Status::IllegalState(path + ": not a regular file");
+  }
   *fd_out = fd;
   *size = static_cast<uint64_t>(st.st_size);
   return Status::OK();
@@ -82,7 +89,7 @@ Status RandomAccessFile::Open(const std::string& path, const ServerKey* server_k
                               std::unique_ptr<RandomAccessFile>* file) {
   int fd;
   uint64_t size;
-  RETURN_NOT_OK(OpenAndStat(path, O_RDONLY | O_CLOEXEC, &fd, &size));
+  RETURN_NOT_OK(OpenAndStat(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, &fd, &size));
   std::unique_ptr<RandomAccessFile> f(new RandomAccessFile(path, fd, size));
   if (server_key != nullptr && !server_key->empty()) {
     if (f->size_ < kEncryptionHeaderSize) {
