@@ -45,6 +45,7 @@
 #include "kudu/util/pb_util.pb.h"
 #include "kudu/util/slice.h"
 #include "kudu/util/status.h"
+#include "kudu/util/zero_rule.h"
 
 namespace kudu {
 
@@ -108,19 +109,15 @@ class FileRecordSource {
   }
 
   Status ReadIsAllZero(uint64_t offset, uint64_t n, bool* all_zero) {
-    while (n > 0) {
-      size_t chunk = n < pb_container::kZeroCheckChunkSize ? n : pb_container::kZeroCheckChunkSize;
-      Slice s;
-      RETURN_NOT_OK(Read(offset, chunk, &s));
-      if (!IsAllZero(s.data(), s.size())) {
-        *all_zero = false;
-        return Status::OK();
-      }
-      offset += chunk;
-      n -= chunk;
-    }
-    *all_zero = true;
-    return Status::OK();
+    return ReadIsAllZeroByChunks(
+        offset, n,
+        [this](uint64_t pos, uint64_t len, bool* zero) {
+          Slice s;
+          RETURN_NOT_OK(Read(pos, static_cast<size_t>(len), &s));
+          *zero = IsAllZero(s.data(), s.size());
+          return Status::OK();
+        },
+        all_zero);
   }
 
  private:
