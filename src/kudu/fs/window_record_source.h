@@ -54,6 +54,7 @@
 #include <memory>
 #include <string>
 
+#include "kudu/fs/replay_window.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/file.h"
 #include "kudu/util/slice.h"
@@ -61,13 +62,6 @@
 #include "kudu/util/zero_rule.h"
 
 namespace kudu {
-
-// The buffer never holds less than this (unless the file is smaller), so
-// that any legitimate record and supplemental header fits; windows below it
-// only move the refill boundaries (tests use windows of a few bytes to make
-// records straddle at every position). The flag raises smaller values to it,
-// so in production the buffer is exactly the window the budget granted.
-constexpr size_t kMinWindowBufferBytes = 64 * 1024;
 
 // Zero-ciphertext runs indexed per window at most (16 bytes each).
 constexpr size_t kMaxIndexedZeroRuns = 1024;
@@ -83,13 +77,6 @@ struct WindowStats {
 
 class WindowRecordSource {
  public:
-  // The buffer a window of `window_bytes` needs for a payload of
-  // `payload_bytes` (the file minus its encryption header).
-  static size_t BufferBytesFor(size_t window_bytes, uint64_t payload_bytes) {
-    const uint64_t cap = std::max<uint64_t>(window_bytes, kMinWindowBufferBytes);
-    return static_cast<size_t>(std::min<uint64_t>(cap, payload_bytes));
-  }
-
   // Reads `file` through a window of `window_bytes` (>= 1). `index` is
   // reused across files; `stats` receives this file's counters.
   WindowRecordSource(RandomAccessFile* file, size_t window_bytes, ZeroRunIndex* index,
@@ -99,7 +86,7 @@ class WindowRecordSource {
         data_start_(file->encryption_header_size()),
         size_(file->size()),
         window_(std::max<size_t>(window_bytes, 1)),
-        capacity_(BufferBytesFor(window_, size_ - data_start_)),
+        capacity_(WindowBufferBytes(window_, size_ - data_start_)),
         // Not zero-initialised: only bytes a ReadRaw filled are ever served.
         buf_(capacity_ ? new uint8_t[capacity_] : nullptr),
         index_(index),
