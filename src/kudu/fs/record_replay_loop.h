@@ -66,6 +66,13 @@ template <class Source, class OnRecord>
 ReplayOutcome ForEachBlockRecord(Source* source, BlockRecordPB* fallback, OnRecord&& on_record,
                                  uint32_t* version = nullptr) {
   PbContainerRecordReader<Source> reader(source);
+  // Step 5's look-ahead counts only records that parse (step 7).
+  reader.set_body_check(
+      [](Slice body, void* scratch) {
+        BlockRecord unused;
+        return ParseBlockRecord(body, static_cast<BlockRecordPB*>(scratch), &unused);
+      },
+      fallback);
   Status s = reader.ReadHeaders(BlockRecordTypeName());
   if (!s.ok()) {
     return MakeReplayOutcome(s.IsEndOfFile() ? Status::Corruption(s.message()) : s,
