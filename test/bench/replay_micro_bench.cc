@@ -39,7 +39,7 @@
 #include "kudu/fs/fs.pb.h"
 #include "kudu/fs/live_block_set.h"
 #include "kudu/fs/record_replay_loop.h"
-#include "kudu/fs/zero_run_index.h"
+#include "kudu/util/zero_rule.h"
 #include "kudu/util/crc32c.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/pb_container_format.h"

@@ -20,6 +20,7 @@
 // independent OpenSSL computation), the all-zero rule, and encrypted files
 // through the file layer and the container reader.
 #include "kudu/util/encryption.h"
+#include "kudu/util/zero_rule.h"
 
 #include <openssl/evp.h>
 

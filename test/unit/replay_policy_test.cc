@@ -20,12 +20,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 namespace kudu {
 namespace {
 
 constexpr uint64_t kThreshold = 100000;
 constexpr uint64_t kBudget = 500000;
-// Windowed buffers are at least 64 KiB (window_record_source.h).
+// Windowed buffers are at least 64 KiB (replay_window.h).
 constexpr uint64_t kWindow = 65536;
 
 ReplayPolicyOptions Options(StrategyChoice choice = StrategyChoice::kAuto,
@@ -39,13 +42,36 @@ ReplayPolicyOptions Options(StrategyChoice choice = StrategyChoice::kAuto,
   return o;
 }
 
-ReplayPolicyInput Input(uint64_t payload, bool encrypted, bool budget_free, bool waited = false) {
+ReplayPolicyInput Input(uint64_t payload, bool encrypted) {
   ReplayPolicyInput in;
   in.payload_bytes = payload;
   in.encrypted = encrypted;
-  in.budget_free_bytes = budget_free ? kBudget : 0;
-  in.waited = waited;
   return in;
+}
+
+const char* Letter(ReplayStrategyKind kind) {
+  switch (kind) {
+    case ReplayStrategyKind::kStreaming: return "S";
+    case ReplayStrategyKind::kInMemory: return "M";
+    case ReplayStrategyKind::kEncryptedInMemory: return "E";
+    case ReplayStrategyKind::kWindowed: return "W";
+    case ReplayStrategyKind::kNumKinds: break;
+  }
+  return "?";
+}
+
+// "M:99999 M:99999~250 S": each step's strategy, the budget it holds and
+// how long it waits for it, in the order the replayer tries them.
+std::string Steps(const ReplayPlan& plan) {
+  std::string out;
+  for (size_t i = 0; i < plan.num_steps; i++) {
+    const ReplayStep& step = plan.steps[i];
+    if (!out.empty()) out += " ";
+    out += Letter(step.strategy);
+    if (step.budget_bytes > 0) out += ":" + std::to_string(step.budget_bytes);
+    if (step.wait_ms > 0) out += "~" + std::to_string(step.wait_ms);
+  }
+  return out;
 }
 
 struct Row {
@@ -55,61 +81,58 @@ struct Row {
   uint64_t window;
   uint64_t payload;
   bool encrypted;
-  bool budget_free;
-  bool waited;
-  // Expected plan.
-  ReplayStrategyKind strategy;
-  uint64_t budget_bytes;
-  uint64_t wait_ms;
+  // The expected plan.
+  const char* steps;
 };
 
-constexpr auto S = ReplayStrategyKind::kStreaming;
-constexpr auto M = ReplayStrategyKind::kInMemory;
-constexpr auto E = ReplayStrategyKind::kEncryptedInMemory;
-constexpr auto W = ReplayStrategyKind::kWindowed;
 constexpr auto Auto = StrategyChoice::kAuto;
+constexpr auto Streaming = StrategyChoice::kStreaming;
+constexpr auto InMemory = StrategyChoice::kInMemory;
+constexpr auto Windowed = StrategyChoice::kWindowed;
 
 const Row kRows[] = {
-    // name                         choice  thresh  win  payload    enc    free   waited  -> kind  bytes wait
-    {"size0_plain", Auto, kThreshold, 0, 0, false, true, false, S, 0, 0},
-    {"size0_enc", Auto, kThreshold, 0, 0, true, true, false, S, 0, 0},
-    {"below_plain", Auto, kThreshold, 0, kThreshold - 1, false, true, false, M, kThreshold - 1, 0},
-    {"below_enc", Auto, kThreshold, 0, kThreshold - 1, true, true, false, E, kThreshold - 1, 0},
-    {"equal_plain", Auto, kThreshold, 0, kThreshold, false, true, false, M, kThreshold, 0},
-    {"equal_enc", Auto, kThreshold, 0, kThreshold, true, true, false, E, kThreshold, 0},
-    {"above_plain", Auto, kThreshold, 0, kThreshold + 1, false, true, false, S, 0, 0},
-    {"above_enc", Auto, kThreshold, 0, kThreshold + 1, true, true, false, S, 0, 0},
-    {"above_budget_plain", Auto, 1 << 20, 0, kBudget + 1, false, true, false, S, 0, 0},
-    {"above_budget_enc", Auto, 1 << 20, 0, kBudget + 1, true, true, false, S, 0, 0},
-    {"exhausted_plain_waits", Auto, kThreshold, 0, kThreshold - 1, false, false, false, M, kThreshold - 1, 250},
-    {"exhausted_enc_waits", Auto, kThreshold, 0, kThreshold - 1, true, false, false, E, kThreshold - 1, 250},
-    {"exhausted_after_wait_plain", Auto, kThreshold, 0, kThreshold - 1, false, false, true, S, 0, 0},
-    {"exhausted_after_wait_enc", Auto, kThreshold, 0, kThreshold - 1, true, false, true, S, 0, 0},
-    {"threshold0_plain", Auto, 0, 0, 10, false, true, false, S, 0, 0},
-    {"threshold0_enc", Auto, 0, 0, 10, true, true, false, S, 0, 0},
-    {"forced_streaming_small", StrategyChoice::kStreaming, kThreshold, 0, 10, false, true, false, S, 0, 0},
-    {"forced_streaming_enc", StrategyChoice::kStreaming, kThreshold, 0, 10, true, true, false, S, 0, 0},
+    // name                         choice  thresh  win  payload    enc   -> steps
+    {"size0_plain", Auto, kThreshold, 0, 0, false, "S"},
+    {"size0_enc", Auto, kThreshold, 0, 0, true, "S"},
+    // In memory if the budget has the bytes, else after the bounded wait;
+    // when that ends without them, Streaming.
+    {"below_plain", Auto, kThreshold, 0, kThreshold - 1, false, "M:99999 M:99999~250 S"},
+    {"below_enc", Auto, kThreshold, 0, kThreshold - 1, true, "E:99999 E:99999~250 S"},
+    {"equal_plain", Auto, kThreshold, 0, kThreshold, false, "M:100000 M:100000~250 S"},
+    {"equal_enc", Auto, kThreshold, 0, kThreshold, true, "E:100000 E:100000~250 S"},
+    {"above_plain", Auto, kThreshold, 0, kThreshold + 1, false, "S"},
+    {"above_enc", Auto, kThreshold, 0, kThreshold + 1, true, "S"},
+    {"above_budget_plain", Auto, 1 << 20, 0, kBudget + 1, false, "S"},
+    {"above_budget_enc", Auto, 1 << 20, 0, kBudget + 1, true, "S"},
+    {"threshold0_plain", Auto, 0, 0, 10, false, "S"},
+    {"threshold0_enc", Auto, 0, 0, 10, true, "S"},
+    {"forced_streaming_small", Streaming, kThreshold, 0, 10, false, "S"},
+    {"forced_streaming_enc", Streaming, kThreshold, kWindow, 10, true, "S"},
     // Forced in-memory ignores the threshold but not the budget.
-    {"forced_inmem_above_threshold", StrategyChoice::kInMemory, kThreshold, 0, 3 * kThreshold, false, true, false, M, 3 * kThreshold, 0},
-    {"forced_inmem_enc", StrategyChoice::kInMemory, kThreshold, 0, 3 * kThreshold, true, true, false, E, 3 * kThreshold, 0},
-    {"forced_inmem_above_budget", StrategyChoice::kInMemory, kThreshold, 0, kBudget + 1, false, true, false, S, 0, 0},
-    {"forced_inmem_exhausted", StrategyChoice::kInMemory, kThreshold, 0, 10, false, false, false, M, 10, 250},
-    {"forced_inmem_exhausted_waited", StrategyChoice::kInMemory, kThreshold, 0, 10, false, false, true, S, 0, 0},
-    {"forced_inmem_threshold0", StrategyChoice::kInMemory, 0, 0, 10, false, true, false, M, 10, 0},
-    {"forced_inmem_size0", StrategyChoice::kInMemory, kThreshold, 0, 0, false, true, false, S, 0, 0},
-    // With a window, the bounded-memory path is Windowed.
-    {"win_above_threshold", Auto, kThreshold, kWindow, kThreshold + 1, false, true, false, W, kWindow, 0},
-    {"win_above_threshold_enc", Auto, kThreshold, kWindow, kThreshold + 1, true, true, false, W, kWindow, 0},
-    {"win_above_budget", Auto, 1 << 20, kWindow, kBudget + 1, false, true, false, W, kWindow, 0},
-    {"win_threshold0", Auto, 0, kWindow, 10, false, true, false, W, 10, 0},
-    {"win_after_wait_exhausted", Auto, kThreshold, kWindow, kThreshold - 1, false, false, true, S, 0, 0},
-    {"win_small_file", Auto, kThreshold, kWindow, 100, false, true, false, M, 100, 0},
-    {"forced_windowed", StrategyChoice::kWindowed, kThreshold, kWindow, 100, false, true, false, W, 100, 0},
-    {"forced_windowed_large", StrategyChoice::kWindowed, kThreshold, kWindow, 10000000, true, true, false, W, kWindow, 0},
-    {"forced_windowed_exhausted", StrategyChoice::kWindowed, kThreshold, kWindow, 10000000, false, false, false, W, kWindow, 250},
+    {"forced_inmem_above_threshold", InMemory, kThreshold, 0, 3 * kThreshold, false,
+     "M:300000 M:300000~250 S"},
+    {"forced_inmem_enc", InMemory, kThreshold, 0, 3 * kThreshold, true, "E:300000 E:300000~250 S"},
+    {"forced_inmem_above_budget", InMemory, kThreshold, 0, kBudget + 1, false, "S"},
+    {"forced_inmem_above_budget_win", InMemory, kThreshold, kWindow, kBudget + 1, false,
+     "W:65536 S"},
+    {"forced_inmem_threshold0", InMemory, 0, 0, 10, false, "M:10 M:10~250 S"},
+    {"forced_inmem_size0", InMemory, kThreshold, 0, 0, false, "S"},
+    // With a window, the bounded-memory path is Windowed, taken only if the
+    // window is free (never waited for).
+    {"win_above_threshold", Auto, kThreshold, kWindow, kThreshold + 1, false, "W:65536 S"},
+    {"win_above_threshold_enc", Auto, kThreshold, kWindow, kThreshold + 1, true, "W:65536 S"},
+    {"win_above_budget", Auto, 1 << 20, kWindow, kBudget + 1, false, "W:65536 S"},
+    {"win_threshold0", Auto, 0, kWindow, 10, false, "W:10 S"},
+    {"win_small_file", Auto, kThreshold, kWindow, 100, false, "M:100 M:100~250 W:100 S"},
+    {"win_below_threshold_enc", Auto, kThreshold, kWindow, kThreshold, true,
+     "E:100000 E:100000~250 W:65536 S"},
+    {"forced_windowed", Windowed, kThreshold, kWindow, 100, false, "W:100 W:100~250 S"},
+    {"forced_windowed_large", Windowed, kThreshold, kWindow, 10000000, true,
+     "W:65536 W:65536~250 S"},
+    {"forced_windowed_size0", Windowed, kThreshold, kWindow, 0, false, "W:1 W:1~250 S"},
     // A window below the 64 KiB minimum buffer is granted what is allocated.
-    {"win_below_min_buffer", Auto, kThreshold, 256, kThreshold + 1, false, true, false, W, kWindow, 0},
-    {"forced_windowed_unavailable", StrategyChoice::kWindowed, kThreshold, 0, 100, false, true, false, S, 0, 0},
+    {"win_below_min_buffer", Auto, kThreshold, 256, kThreshold + 1, false, "W:65536 S"},
+    {"forced_windowed_unavailable", Windowed, kThreshold, 0, 100, false, "S"},
 };
 
 class ReplayPolicyTableTest : public ::testing::TestWithParam<Row> {};
@@ -117,51 +140,112 @@ class ReplayPolicyTableTest : public ::testing::TestWithParam<Row> {};
 TEST_P(ReplayPolicyTableTest, ChoosesThePlan) {
   const Row& r = GetParam();
   ReplayPlan plan = ChooseReplayPlan(Options(r.choice, r.threshold, r.window),
-                                     Input(r.payload, r.encrypted, r.budget_free, r.waited));
-  EXPECT_EQ(ReplayStrategyName(r.strategy), std::string(ReplayStrategyName(plan.strategy)))
-      << plan.reason;
-  EXPECT_EQ(r.budget_bytes, plan.budget_bytes) << plan.reason;
-  EXPECT_EQ(r.wait_ms, plan.wait_ms) << plan.reason;
-  EXPECT_NE(std::string(""), plan.reason);
+                                     Input(r.payload, r.encrypted));
+  EXPECT_EQ(r.steps, Steps(plan)) << plan.first().reason;
+  for (size_t i = 0; i < plan.num_steps; i++) {
+    EXPECT_NE(std::string(""), plan.steps[i].reason) << "step " << i;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, ReplayPolicyTableTest, ::testing::ValuesIn(kRows),
                          [](const ::testing::TestParamInfo<Row>& info) { return info.param.name; });
 
-// Properties over a grid: a plan never asks for more than the budget, never
-// waits twice, and never buffers more than the threshold unless forced.
+// Without a bounded wait a buffer the budget does not have now is given up
+// at once; a budget smaller than the window never buffers.
+TEST(ReplayPolicyTest, NoWaitAndTinyBudget) {
+  ReplayPolicyOptions o = Options(Auto, kThreshold, kWindow);
+  o.budget_wait_ms = 0;
+  EXPECT_EQ("M:100 W:100 S", Steps(ChooseReplayPlan(o, Input(100, false))));
+  EXPECT_EQ("W:65536 S", Steps(ChooseReplayPlan(o, Input(kThreshold + 1, false))));
+  o = Options(Windowed, kThreshold, kWindow);
+  o.budget_wait_ms = 0;
+  EXPECT_EQ("W:65536 S", Steps(ChooseReplayPlan(o, Input(kThreshold + 1, true))));
+  o = Options(Auto, kThreshold, kWindow);
+  o.memory_budget_bytes = 1000;
+  EXPECT_EQ("S", Steps(ChooseReplayPlan(o, Input(kThreshold + 1, false))));
+  EXPECT_EQ("M:500 M:500~250 W:500 S", Steps(ChooseReplayPlan(o, Input(500, false))));
+  EXPECT_EQ("S", Steps(ChooseReplayPlan(o, Input(5000, false))));
+}
+
+// Properties over a grid: every plan ends in a step that needs no budget,
+// only its last step needs none, no step asks for more than the budget, a
+// plan waits at most once, and never buffers more than the threshold
+// unless forced.
 TEST(ReplayPolicyTest, InvariantsOverAGrid) {
-  for (StrategyChoice choice : {StrategyChoice::kAuto, StrategyChoice::kStreaming,
-                                StrategyChoice::kInMemory, StrategyChoice::kWindowed}) {
+  for (StrategyChoice choice : {Auto, Streaming, InMemory, Windowed}) {
     for (uint64_t threshold : {uint64_t{0}, uint64_t{1}, kThreshold, kBudget * 2}) {
-      for (uint64_t window : {uint64_t{0}, kWindow, 4 * kWindow}) {
+      for (uint64_t window : {uint64_t{0}, kWindow, 4 * kWindow, kBudget + 1}) {
         for (uint64_t payload : {uint64_t{0}, uint64_t{1}, kThreshold - 1, kThreshold,
                                  kThreshold + 1, kBudget, kBudget + 1, uint64_t{1} << 40}) {
           for (bool enc : {false, true}) {
-            for (uint64_t free_bytes : {uint64_t{0}, uint64_t{100}, kWindow, kBudget}) {
-              for (bool waited : {false, true}) {
-                ReplayPolicyInput in{payload, enc, free_bytes, waited};
-                ReplayPlan p = ChooseReplayPlan(Options(choice, threshold, window), in);
-                EXPECT_LE(p.budget_bytes, kBudget);
-                if (waited) EXPECT_EQ(0u, p.wait_ms);
-                if (p.wait_ms == 0) EXPECT_LE(p.budget_bytes, free_bytes);
-                if (p.strategy == ReplayStrategyKind::kStreaming) EXPECT_EQ(0u, p.budget_bytes);
-                if (p.strategy == ReplayStrategyKind::kInMemory) EXPECT_FALSE(enc);
-                if (p.strategy == ReplayStrategyKind::kEncryptedInMemory) EXPECT_TRUE(enc);
-                if (p.strategy == ReplayStrategyKind::kInMemory ||
-                    p.strategy == ReplayStrategyKind::kEncryptedInMemory) {
-                  EXPECT_EQ(payload, p.budget_bytes);
-                  if (choice == StrategyChoice::kAuto) EXPECT_LE(payload, threshold);
+            for (uint64_t wait : {uint64_t{0}, uint64_t{250}}) {
+              ReplayPolicyOptions o = Options(choice, threshold, window);
+              o.budget_wait_ms = wait;
+              const ReplayPlan p = ChooseReplayPlan(o, Input(payload, enc));
+              SCOPED_TRACE(Steps(p));
+              ASSERT_GE(p.num_steps, 1u);
+              const ReplayStep& last = p.steps[p.num_steps - 1];
+              EXPECT_EQ(ReplayStrategyKind::kStreaming, last.strategy);
+              EXPECT_EQ(0u, last.budget_bytes);
+              int waits = 0;
+              for (size_t i = 0; i < p.num_steps; i++) {
+                const ReplayStep& st = p.steps[i];
+                EXPECT_LE(st.budget_bytes, kBudget);
+                if (i + 1 < p.num_steps) {
+                  EXPECT_GT(st.budget_bytes, 0u);
                 }
-                if (choice == StrategyChoice::kStreaming) {
-                  EXPECT_EQ(ReplayStrategyKind::kStreaming, p.strategy);
+                if (st.wait_ms > 0) {
+                  waits++;
+                  EXPECT_EQ(wait, st.wait_ms);
                 }
+                if (st.strategy == ReplayStrategyKind::kStreaming) {
+                  EXPECT_EQ(0u, st.budget_bytes);
+                }
+                if (st.strategy == ReplayStrategyKind::kInMemory) {
+                  EXPECT_FALSE(enc);
+                }
+                if (st.strategy == ReplayStrategyKind::kEncryptedInMemory) {
+                  EXPECT_TRUE(enc);
+                }
+                if (st.strategy == ReplayStrategyKind::kInMemory ||
+                    st.strategy == ReplayStrategyKind::kEncryptedInMemory) {
+                  EXPECT_EQ(payload, st.budget_bytes);
+                  if (choice == Auto) {
+                    EXPECT_LE(payload, threshold);
+                  }
+                }
+                if (st.strategy == ReplayStrategyKind::kWindowed) {
+                  EXPECT_LE(st.budget_bytes, std::max<uint64_t>(window, 65536));
+                }
+              }
+              EXPECT_LE(waits, 1);
+              if (choice == Streaming) {
+                EXPECT_EQ("S", Steps(p));
               }
             }
           }
         }
       }
     }
+  }
+}
+
+// How much of a file read-ahead fetches: what the replay reads first.
+TEST(ReplayPolicyTest, ReadaheadBytes) {
+  struct {
+    uint64_t threshold, window, file_size, header, want;
+  } rows[] = {
+      {1000, 64, 1000, 0, 1000},        // within the threshold: the whole file
+      {1000, 64, 1064, 64, 1064},       // the threshold counts the payload only
+      {1000, 4096, 100000, 64, 4160},   // above it: the header and one window
+      {10, 4096, 100, 0, 100},          // never more than the file
+      {0, 0, 1 << 30, 0, kReadaheadBytesWithoutWindow},  // no window: the first 128 KiB
+      {0, 4096, 0, 0, 0},               // an empty file
+  };
+  for (const auto& r : rows) {
+    ReplayPolicyOptions o = Options(Auto, r.threshold, r.window);
+    EXPECT_EQ(r.want, ChooseReadaheadBytes(o, r.file_size, r.header))
+        << r.threshold << " " << r.window << " " << r.file_size << " " << r.header;
   }
 }
 

@@ -15,7 +15,7 @@
 // specific language governing permissions and limitations
 // under the License.
 
-#include "kudu/fs/zero_run_index.h"
+#include "kudu/util/zero_rule.h"
 
 #include <gtest/gtest.h>
 

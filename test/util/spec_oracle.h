@@ -170,7 +170,22 @@ inline Step ReadRecord(const Reader& r, uint32_t version, uint64_t o, std::strin
   const uint64_t end = o + prefix + uint64_t{len} + 4;
   if (end > size) {
     *why = "body past end";
-    return version == 1 ? Step::kCorrupt : Step::kIncomplete;
+    if (version == 1) return Step::kCorrupt;
+    // Step 5: a valid record at some later offset makes it damage.
+    for (uint64_t q = o + 1; q + 12 <= size; q++) {
+      const std::string qh = r.Read(q, 8);
+      const uint32_t qlen = Le32(qh, 0);
+      if (crc::Crc32c(qh.data(), 4) != Le32(qh, 4) || q + 12 + uint64_t{qlen} > size) continue;
+      const std::string qb = r.Read(q + 8, uint64_t{qlen} + 4);
+      BlockRecordPB parsed;
+      if (crc::Crc32c(qb.data(), qlen) != Le32(qb, qlen) ||
+          !parsed.ParseFromString(qb.substr(0, qlen))) {
+        continue;
+      }
+      *why = "body past end, valid record at " + std::to_string(q);
+      return Step::kCorrupt;
+    }
+    return Step::kIncomplete;
   }
   const std::string b = r.Read(o + prefix, uint64_t{len} + 4);
   const uint32_t stored = Le32(b, len);

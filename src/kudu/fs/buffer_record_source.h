@@ -22,9 +22,9 @@
 #include <cstdint>
 #include <string>
 
-#include "kudu/util/encryption.h"
 #include "kudu/util/slice.h"
 #include "kudu/util/status.h"
+#include "kudu/util/zero_rule.h"
 
 namespace kudu {
 
@@ -44,8 +44,13 @@ class BufferRecordSource {
     return Status::OK();
   }
   Status ReadIsAllZero(uint64_t offset, uint64_t n, bool* all_zero) {
-    *all_zero = IsAllZero(buf_ + (offset - data_start_), n);
-    return Status::OK();
+    return ReadIsAllZeroByChunks(
+        offset, n,
+        [this](uint64_t pos, uint64_t len, bool* zero) {
+          *zero = IsAllZero(buf_ + (pos - data_start_), static_cast<size_t>(len));
+          return Status::OK();
+        },
+        all_zero);
   }
 
  private:

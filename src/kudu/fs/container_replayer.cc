@@ -20,7 +20,6 @@
 #include <glog/logging.h>
 
 #include <chrono>
-#include <limits>
 
 #include "kudu/util/byte_budget.h"
 #include "kudu/util/file.h"
@@ -50,52 +49,44 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
   ReplayPolicyInput in;
   in.payload_bytes = file->size() - file->encryption_header_size();
   in.encrypted = file->encrypted();
-  auto free_bytes = [&] {
-    return budget_ ? budget_->available() : std::numeric_limits<uint64_t>::max();
-  };
-  in.budget_free_bytes = free_bytes();
+  const ReplayPlan plan = ChooseReplayPlan(opts_, in);
 
-  // Ask the policy until it names a plan whose budget we hold (or that needs
-  // none). Each round either gets the grant, or marks the bounded wait as
-  // spent, so this ends; the cap only guards against a racing budget.
-  ReplayPlan plan;
+  // The first step of the plan whose budget we get (or that needs none);
+  // the policy ends every plan with one that needs none.
+  const ReplayStep* step = &plan.first();
   ByteBudgetGrant grant;
-  for (int round = 0;; round++) {
-    plan = ChooseReplayPlan(opts_, in);
-    if (plan.budget_bytes == 0 || budget_ == nullptr) break;
+  for (size_t i = 0; i < plan.num_steps; i++) {
+    step = &plan.steps[i];
+    if (step->budget_bytes == 0 || budget_ == nullptr) break;
     bool got;
-    if (plan.wait_ms > 0) {
+    if (step->wait_ms > 0) {
       // Never wait for budget while holding some: bytes read ahead for this
       // file (they hold a grant) are dropped first; the file is then read
       // as usual.
       if (file->prefetched_size() > 0) file->DropPrefetched();
       if (stats_) stats_->Add(stats_->budget_waits, 1);
-      got = budget_->AcquireFor(plan.budget_bytes, std::chrono::milliseconds(plan.wait_ms));
+      got = budget_->AcquireFor(step->budget_bytes, std::chrono::milliseconds(step->wait_ms));
       if (!got && stats_) stats_->Add(stats_->budget_wait_timeouts, 1);
-      in.waited = true;
     } else {
-      got = budget_->TryAcquire(plan.budget_bytes);
+      got = budget_->TryAcquire(step->budget_bytes);
     }
     if (got) {
-      grant = ByteBudgetGrant(budget_, plan.budget_bytes);
-      break;
-    }
-    in.budget_free_bytes = free_bytes();
-    if (round >= 3) {
-      plan = ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, "memory budget contended"};
+      grant = ByteBudgetGrant(budget_, step->budget_bytes);
       break;
     }
   }
+  DCHECK(grant.bytes() > 0 || step->budget_bytes == 0 || budget_ == nullptr)
+      << "the plan for " << file->filename() << " ended in a step that needs budget";
 
-  result.chosen = plan.strategy;
+  result.chosen = step->strategy;
   result.budget_bytes = grant.bytes();
-  if (stats_) stats_->Add(stats_->containers_by_strategy[static_cast<int>(plan.strategy)], 1);
+  if (stats_) stats_->Add(stats_->containers_by_strategy[static_cast<int>(step->strategy)], 1);
 
-  MetadataReplayStrategy* strategy = Strategy(plan.strategy);
+  MetadataReplayStrategy* strategy = Strategy(step->strategy);
   result.outcome = strategy->Replay(file, state);
   grant.Reset();
 
-  if (!result.outcome.clean() && plan.strategy != ReplayStrategyKind::kStreaming) {
+  if (!result.outcome.clean() && step->strategy != ReplayStrategyKind::kStreaming) {
     result.fell_back = true;
     result.fallback_reason = result.outcome.ToString();
     LOG(WARNING) << "Replay of " << file->filename() << " with " << strategy->name()

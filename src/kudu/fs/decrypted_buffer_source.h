@@ -17,9 +17,9 @@
 
 // A PbContainerRecordReader source over an encrypted file that was read in
 // one piece and decrypted in one AES-CTR pass, giving every read the bytes
-// the per-read reference would give (the all-zero rule of §5):
-//   - a read inside a run of zero ciphertext (ZeroRunIndex) reads zeros;
-//   - any other read sees the decrypted bytes.
+// the per-read reference would give (the all-zero rule of §5, zero_rule.h):
+// a read inside a run of zero ciphertext reads zeros, any other read sees the
+// decrypted bytes.
 // Reads that lie in a zero run are zeroed in place. That is safe because the
 // record reader never reads a byte twice after such a read: a zero-ciphertext
 // header either ends the file (zero tail) or fails its checksum, which ends
@@ -29,11 +29,10 @@
 #include <cstdint>
 #include <string>
 
-#include "kudu/fs/zero_run_index.h"
 #include "kudu/util/encryption.h"
-#include "kudu/util/pb_container_format.h"
 #include "kudu/util/slice.h"
 #include "kudu/util/status.h"
+#include "kudu/util/zero_rule.h"
 
 namespace kudu {
 
@@ -58,49 +57,26 @@ class DecryptedBufferSource {
 
   Status Read(uint64_t offset, size_t n, Slice* out) {
     uint8_t* p = buf_ + (offset - data_start_);
-    bool zero_ciphertext;
-    RETURN_NOT_OK(CiphertextIsZero(offset, p, n, &zero_ciphertext));
-    if (zero_ciphertext) std::memset(p, 0, n);
+    bool zeroed;
+    RETURN_NOT_OK(index_->ApplyToRead(cipher_, offset, p, n, &zeroed));
     *out = Slice(p, n);
     return Status::OK();
   }
 
   Status ReadIsAllZero(uint64_t offset, uint64_t n, bool* all_zero) {
-    // Chunk by chunk, as the reference reads it: each chunk is one read.
-    while (n > 0) {
-      const size_t chunk = n < pb_container::kZeroCheckChunkSize
-                               ? static_cast<size_t>(n)
-                               : pb_container::kZeroCheckChunkSize;
-      const uint8_t* p = buf_ + (offset - data_start_);
-      bool zero_ciphertext;
-      RETURN_NOT_OK(CiphertextIsZero(offset, p, chunk, &zero_ciphertext));
-      if (!zero_ciphertext && !IsAllZero(p, chunk)) {
-        *all_zero = false;
-        return Status::OK();
-      }
-      offset += chunk;
-      n -= chunk;
-    }
-    *all_zero = true;
-    return Status::OK();
+    return ReadIsAllZeroByChunks(
+        offset, n,
+        [this](uint64_t pos, uint64_t len, bool* zero) {
+          const uint8_t* p = buf_ + (pos - data_start_);
+          const size_t chunk = static_cast<size_t>(len);
+          RETURN_NOT_OK(index_->CiphertextWasZero(cipher_, pos, p, chunk, zero));
+          if (!*zero) *zero = IsAllZero(p, chunk);
+          return Status::OK();
+        },
+        all_zero);
   }
 
  private:
-  // Whether the on-disk bytes of [offset, offset + n), now decrypted at `p`,
-  // were all zero.
-  Status CiphertextIsZero(uint64_t offset, const uint8_t* p, size_t n, bool* zero) {
-    if (n >= ZeroRunIndex::kMinRun || n == 0) {
-      *zero = n == 0 || index_->Covers(offset, n);
-      return Status::OK();
-    }
-    // Too short for the index: re-encrypt the few plaintext bytes to get the
-    // ciphertext back.
-    uint8_t c[ZeroRunIndex::kMinRun];
-    RETURN_NOT_OK(cipher_->Crypt(offset, p, c, n));
-    *zero = IsAllZero(c, n);
-    return Status::OK();
-  }
-
   const std::string& filename_;
   uint8_t* const buf_;
   const uint64_t data_start_;

@@ -26,7 +26,7 @@
 #include "kudu/fs/fs.pb.h"
 #include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/fs/whole_file_read.h"
-#include "kudu/fs/zero_run_index.h"
+#include "kudu/util/zero_rule.h"
 
 namespace kudu {
 

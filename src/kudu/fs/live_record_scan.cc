@@ -27,6 +27,7 @@
 #include "kudu/fs/fs.pb.h"
 #include "kudu/fs/record_replay_loop.h"
 #include "kudu/util/pb_container_reader.h"
+#include "kudu/util/slice.h"
 
 namespace kudu {
 namespace fs {
@@ -41,45 +42,29 @@ Status ScanLiveRecords(const LiveRecordScanParams& params, LiveRecordScan* scan)
   ContainerReplayState state(params.data_file_size, file->encryption_header_size(),
                              params.fs_block_size);
   FileRecordSource source(file.get());
-  PbContainerRecordReader<FileRecordSource> reader(&source);
-  Status s = reader.ReadHeaders(BlockRecordTypeName());
-  if (!s.ok()) {
-    scan->io = file->stats();
-    return s;
-  }
-  scan->version = reader.version();
-
   // id → (record offset, body) of the record that made the block live.
   absl::flat_hash_map<uint64_t, LiveRecord> live;
   BlockRecordPB fallback;
-  BlockRecord record;
-  Slice body;
-  uint64_t records = 0;
-  while (true) {
-    s = reader.ReadNextRecord(&body);
-    if (!s.ok()) break;
-    if (!ParseBlockRecord(body, &fallback, &record)) {
-      s = Status::Corruption(params.metadata_path + ": record at offset " +
-                                 std::to_string(reader.record_offset()),
-                             "body does not parse as " + BlockRecordTypeName());
-      break;
-    }
-    const uint64_t id = record.block_id;
-    const bool was_live = state.live_blocks().contains(id);
-    state.OnRecord(record, reader.record_offset());
-    const bool is_live = state.live_blocks().contains(id);
-    if (!was_live && is_live) {
-      live[id] = LiveRecord{id, reader.record_offset(),
-                            std::string(reinterpret_cast<const char*>(body.data()), body.size())};
-    } else if (was_live && !is_live) {
-      live.erase(id);
-    }
-    records++;
-  }
+  const ReplayOutcome outcome = ForEachBlockRecord(
+      &source, &fallback,
+      [&](const BlockRecord& record, uint64_t offset, Slice body) {
+        const uint64_t id = record.block_id;
+        const bool was_live = state.live_blocks().contains(id);
+        state.OnRecord(record, offset);
+        const bool is_live = state.live_blocks().contains(id);
+        if (!was_live && is_live) {
+          live[id] = LiveRecord{
+              id, offset, std::string(reinterpret_cast<const char*>(body.data()), body.size())};
+        } else if (was_live && !is_live) {
+          live.erase(id);
+        }
+      },
+      &scan->version);
   scan->io = file->stats();
-  scan->outcome = MakeReplayOutcome(
-      s, s.IsEndOfFile() ? reader.next_offset() : reader.record_offset(), records);
-  if (!s.IsEndOfFile() && !s.IsIncomplete()) return s;
+  scan->outcome = outcome;
+  if (!outcome.clean() && outcome.kind != ReplayOutcome::Kind::kPartialRecord) {
+    return outcome.status;
+  }
 
   scan->live.reserve(live.size());
   for (auto& kv : live) scan->live.push_back(std::move(kv.second));

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <chrono>
 
+#include "kudu/fs/replay_policy.h"
 #include "kudu/util/uring_file_reader.h"
 
 DEFINE_string(log_container_metadata_replay_readahead, "fadvise",
@@ -75,10 +76,10 @@ Status ReadaheadOptions::FromFlags(ReadaheadOptions* opts) {
 
 uint64_t ReadaheadBytesFor(uint64_t file_size, uint64_t header_bytes,
                            uint64_t inmem_threshold_bytes, uint64_t window_bytes) {
-  const uint64_t payload = file_size - std::min(file_size, header_bytes);
-  if (payload <= inmem_threshold_bytes) return file_size;
-  const uint64_t window = window_bytes > 0 ? window_bytes : RandomAccessFile::kPrefetchChunkBytes;
-  return std::min(file_size, header_bytes + window);
+  ReplayPolicyOptions policy;
+  policy.inmem_threshold_bytes = inmem_threshold_bytes;
+  policy.window_bytes = window_bytes;
+  return ChooseReadaheadBytes(policy, file_size, header_bytes);
 }
 
 namespace {

@@ -15,11 +15,13 @@
 // specific language governing permissions and limitations
 // under the License.
 
-// The loop every strategy runs: headers, then record after record through
-// the shared PbContainerRecordReader, each body parsed and handed to the
-// sink. Strategies differ only in the Source they give it.
+// The loop every strategy runs, and the scan for live records too: headers,
+// then record after record through the shared PbContainerRecordReader, each
+// body parsed and handed on. Strategies differ only in the Source they give
+// it; the live-record scan only in what it does with each record.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "kudu/fs/block_record_parser.h"
@@ -54,15 +56,29 @@ inline ReplayOutcome MakeReplayOutcome(const Status& s, uint64_t offset, uint64_
   return out;
 }
 
+// The loop itself. `on_record(const BlockRecord&, uint64_t offset, Slice
+// body)` is called once per valid record, in file order, with the record's
+// raw offset and its body bytes as read (valid until the next call).
 // `fallback`: the message protobuf parses unusual encodings into (reused).
-template <class Source>
-ReplayOutcome ReplayRecordsFrom(Source* source, BlockRecordPB* fallback, BlockRecordSink* sink) {
+// `version`, when given, receives the container version once the headers
+// have been read.
+template <class Source, class OnRecord>
+ReplayOutcome ForEachBlockRecord(Source* source, BlockRecordPB* fallback, OnRecord&& on_record,
+                                 uint32_t* version = nullptr) {
   PbContainerRecordReader<Source> reader(source);
+  // Step 5's look-ahead counts only records that parse (step 7).
+  reader.set_body_check(
+      [](Slice body, void* scratch) {
+        BlockRecord unused;
+        return ParseBlockRecord(body, static_cast<BlockRecordPB*>(scratch), &unused);
+      },
+      fallback);
   Status s = reader.ReadHeaders(BlockRecordTypeName());
   if (!s.ok()) {
     return MakeReplayOutcome(s.IsEndOfFile() ? Status::Corruption(s.message()) : s,
                              source->data_start(), 0);
   }
+  if (version != nullptr) *version = reader.version();
   uint64_t records = 0;
   Slice body;
   BlockRecord record;
@@ -76,11 +92,20 @@ ReplayOutcome ReplayRecordsFrom(Source* source, BlockRecordPB* fallback, BlockRe
                                  " bytes does not parse as " + BlockRecordTypeName());
       break;
     }
-    sink->OnRecord(record, reader.record_offset());
+    on_record(record, reader.record_offset(), body);
     records++;
   }
   return MakeReplayOutcome(s, s.IsEndOfFile() ? reader.next_offset() : reader.record_offset(),
                            records);
+}
+
+// What every strategy runs: the loop, feeding `sink`.
+template <class Source>
+ReplayOutcome ReplayRecordsFrom(Source* source, BlockRecordPB* fallback, BlockRecordSink* sink) {
+  return ForEachBlockRecord(source, fallback,
+                            [sink](const BlockRecord& record, uint64_t offset, Slice) {
+                              sink->OnRecord(record, offset);
+                            });
 }
 
 }  // namespace kudu

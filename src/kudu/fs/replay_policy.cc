@@ -21,7 +21,7 @@
 
 #include <algorithm>
 
-#include "kudu/fs/window_record_source.h"
+#include "kudu/fs/replay_window.h"
 #include "kudu/util/flag_validators.h"
 
 DEFINE_string(log_container_metadata_replay_strategy, "auto",
@@ -115,37 +115,47 @@ ReplayStrategyKind InMemoryKindFor(bool encrypted) {
   return encrypted ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory;
 }
 
-// A plan that reads through a buffer of `bytes` held from the budget.
-// `otherwise` is taken when the budget cannot serve it.
-ReplayPlan Buffered(const ReplayPolicyOptions& opts, const ReplayPolicyInput& in,
-                    ReplayStrategyKind kind, uint64_t bytes, ReplayPlan otherwise,
-                    const char* reason) {
+ReplayPlan Only(ReplayStrategyKind kind, const char* reason) {
+  ReplayPlan plan;
+  plan.Add(ReplayStep{kind, 0, 0, reason});
+  return plan;
+}
+
+// A plan that reads through a buffer of `bytes` held from the budget: taken
+// if free, else, when `may_wait`, waited for up to the bounded wait; then the
+// steps of `otherwise`.
+ReplayPlan Buffered(const ReplayPolicyOptions& opts, ReplayStrategyKind kind, uint64_t bytes,
+                    bool may_wait, const ReplayPlan& otherwise, const char* reason) {
+  ReplayPlan plan;
   if (bytes > opts.memory_budget_bytes) {
     // Never granted, so never waited for: that is what keeps a large file
     // from blocking every thread behind it.
-    otherwise.reason = "the buffer is larger than the whole memory budget";
-    return otherwise;
+    plan = otherwise;
+    plan.steps[0].reason = "the buffer is larger than the whole memory budget";
+    return plan;
   }
-  if (bytes <= in.budget_free_bytes) return ReplayPlan{kind, bytes, 0, reason};
-  if (!in.waited && opts.budget_wait_ms > 0) {
-    return ReplayPlan{kind, bytes, opts.budget_wait_ms, "memory budget exhausted: bounded wait"};
+  plan.Add(ReplayStep{kind, bytes, 0, reason});
+  if (may_wait && opts.budget_wait_ms > 0) {
+    plan.Add(ReplayStep{kind, bytes, opts.budget_wait_ms, "memory budget held by others: bounded wait"});
   }
-  otherwise.reason = "memory budget exhausted after the bounded wait";
-  return otherwise;
+  for (size_t i = 0; i < otherwise.num_steps; i++) {
+    ReplayStep step = otherwise.steps[i];
+    if (step.strategy == ReplayStrategyKind::kStreaming) step.reason = "memory budget exhausted";
+    plan.Add(step);
+  }
+  return plan;
 }
 
-// The bounded-memory path for files the in-memory path cannot take.
+// The bounded-memory path for files the in-memory path cannot take: a
+// window if the budget has one free, else Streaming. A window is small: if
+// it is not free, streaming costs less than waiting for it.
 ReplayPlan BoundedPath(const ReplayPolicyOptions& opts, const ReplayPolicyInput& in,
                        const char* reason) {
-  // The grant is the buffer the strategy really allocates (at least 64 KiB).
-  ReplayPlan streaming{ReplayStrategyKind::kStreaming, 0, 0, reason};
+  const ReplayPlan streaming = Only(ReplayStrategyKind::kStreaming, reason);
   if (opts.window_bytes == 0 || in.payload_bytes == 0) return streaming;
-  const uint64_t window = WindowRecordSource::BufferBytesFor(opts.window_bytes, in.payload_bytes);
-  ReplayPolicyInput no_wait = in;
-  // A window is small; if it is not free now, streaming costs less than
-  // waiting a second time.
-  no_wait.waited = true;
-  return Buffered(opts, no_wait, ReplayStrategyKind::kWindowed, window, streaming, reason);
+  // The grant is the buffer the strategy really allocates (at least 64 KiB).
+  const uint64_t window = WindowBufferBytes(opts.window_bytes, in.payload_bytes);
+  return Buffered(opts, ReplayStrategyKind::kWindowed, window, false, streaming, reason);
 }
 
 }  // namespace
@@ -153,36 +163,40 @@ ReplayPlan BoundedPath(const ReplayPolicyOptions& opts, const ReplayPolicyInput&
 ReplayPlan ChooseReplayPlan(const ReplayPolicyOptions& opts, const ReplayPolicyInput& in) {
   switch (opts.choice) {
     case StrategyChoice::kStreaming:
-      return ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, "forced streaming"};
+      return Only(ReplayStrategyKind::kStreaming, "forced streaming");
     case StrategyChoice::kWindowed:
       if (opts.window_bytes > 0) {
         const uint64_t window =
-            WindowRecordSource::BufferBytesFor(opts.window_bytes, std::max<uint64_t>(in.payload_bytes, 1));
-        return Buffered(opts, in, ReplayStrategyKind::kWindowed, window,
-                        ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, ""}, "forced windowed");
+            WindowBufferBytes(opts.window_bytes, std::max<uint64_t>(in.payload_bytes, 1));
+        return Buffered(opts, ReplayStrategyKind::kWindowed, window, true,
+                        Only(ReplayStrategyKind::kStreaming, ""), "forced windowed");
       }
-      return ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, "windowed replay is not available"};
+      return Only(ReplayStrategyKind::kStreaming, "windowed replay is not available");
     case StrategyChoice::kInMemory:
       // Forced in-memory ignores the size threshold but not the budget.
-      if (in.payload_bytes == 0) {
-        return ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, "empty payload"};
-      }
-      return Buffered(opts, in, InMemoryKindFor(in.encrypted), in.payload_bytes,
-                      BoundedPath(opts, in, ""), "forced in-memory");
+      if (in.payload_bytes == 0) return Only(ReplayStrategyKind::kStreaming, "empty payload");
+      return Buffered(opts, InMemoryKindFor(in.encrypted), in.payload_bytes, true,
+                      BoundedPath(opts, in, "forced in-memory, bounded path"), "forced in-memory");
     case StrategyChoice::kAuto:
       break;
   }
-  if (in.payload_bytes == 0) {
-    return ReplayPlan{ReplayStrategyKind::kStreaming, 0, 0, "empty payload"};
-  }
+  if (in.payload_bytes == 0) return Only(ReplayStrategyKind::kStreaming, "empty payload");
   if (opts.inmem_threshold_bytes == 0) {
     return BoundedPath(opts, in, "in-memory replay disabled (threshold 0)");
   }
   if (in.payload_bytes > opts.inmem_threshold_bytes) {
     return BoundedPath(opts, in, "payload above the in-memory threshold");
   }
-  return Buffered(opts, in, InMemoryKindFor(in.encrypted), in.payload_bytes,
-                  BoundedPath(opts, in, ""), "payload within the in-memory threshold");
+  return Buffered(opts, InMemoryKindFor(in.encrypted), in.payload_bytes, true,
+                  BoundedPath(opts, in, "bounded path"), "payload within the in-memory threshold");
+}
+
+uint64_t ChooseReadaheadBytes(const ReplayPolicyOptions& opts, uint64_t file_size,
+                              uint64_t header_bytes) {
+  const uint64_t payload = file_size - std::min(file_size, header_bytes);
+  if (payload <= opts.inmem_threshold_bytes) return file_size;
+  const uint64_t window = opts.window_bytes > 0 ? opts.window_bytes : kReadaheadBytesWithoutWindow;
+  return std::min(file_size, header_bytes + window);
 }
 
 }  // namespace kudu

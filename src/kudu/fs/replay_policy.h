@@ -17,10 +17,14 @@
 
 // The replay policy: which strategy replays a container's metadata, and how
 // much of the memory budget it holds while doing so. A pure function of its
-// inputs (sizes, encryption, the budget's state, the options), so it is
-// tested with a table and no I/O; the caller owns the budget and the waiting.
+// inputs (sizes, encryption, the options), so it is
+// tested with a table and no I/O. The plan says what to try, how long to
+// wait for budget and what to do when the wait ends; the caller only
+// carries it out against the budget. The read-ahead asks it too how much of
+// a file the replay will read first.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -57,24 +61,51 @@ struct ReplayPolicyOptions {
 struct ReplayPolicyInput {
   uint64_t payload_bytes = 0;  // metadata file size minus the encryption header
   bool encrypted = false;
-  // Bytes of the memory budget free when the caller asked.
-  uint64_t budget_free_bytes = 0;
-  // True when this container already waited once for budget.
-  bool waited = false;
 };
 
-struct ReplayPlan {
+// One way to replay: a strategy and the budget it holds while it runs.
+struct ReplayStep {
   ReplayStrategyKind strategy = ReplayStrategyKind::kStreaming;
   // Bytes of budget to hold while replaying; 0 for none.
   uint64_t budget_bytes = 0;
-  // When > 0 the budget cannot serve `budget_bytes` now and the plan is to
-  // wait up to this long for them; if the wait fails, ask again with
-  // `waited` set.
+  // 0: take `budget_bytes` only if they are free now. > 0: wait up to this
+  // long for them (the bounded wait).
   uint64_t wait_ms = 0;
   // Why, for logs and tests.
   const char* reason = "";
 };
 
+// The whole decision for one container: steps tried in order, the first
+// whose budget is granted (or that needs none) replays it. The last step
+// needs no budget (Streaming), so what to do when the budget is taken, or a
+// bounded wait ends without the bytes, is part of the plan, never made up
+// by the caller. The plan does not depend on the budget's state: a step
+// that asks for free bytes costs nothing when they are not free.
+struct ReplayPlan {
+  static constexpr size_t kMaxSteps = 4;
+  ReplayStep steps[kMaxSteps];
+  size_t num_steps = 0;
+
+  const ReplayStep& first() const { return steps[0]; }
+  void Add(const ReplayStep& step) {
+    if (num_steps < kMaxSteps) steps[num_steps++] = step;
+  }
+};
+
 ReplayPlan ChooseReplayPlan(const ReplayPolicyOptions& opts, const ReplayPolicyInput& input);
+
+// With windowed replay off, read-ahead of a file above the in-memory
+// threshold fetches this much of it (the kernel's default read-ahead
+// window): the replay streams it from the start.
+constexpr uint64_t kReadaheadBytesWithoutWindow = 128 << 10;
+
+// How many bytes of a metadata file of `file_size` raw bytes, the first
+// `header_bytes` of them its encryption header, read-ahead fetches: what the
+// replay reads first. The whole file when its payload is within the
+// in-memory threshold (it is replayed from one buffer), otherwise the header
+// and one window (what Windowed reads first; the kernel's sequential
+// read-ahead follows its later windows).
+uint64_t ChooseReadaheadBytes(const ReplayPolicyOptions& opts, uint64_t file_size,
+                              uint64_t header_bytes);
 
 }  // namespace kudu

@@ -54,21 +54,14 @@
 #include <memory>
 #include <string>
 
-#include "kudu/fs/zero_run_index.h"
+#include "kudu/fs/replay_window.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/file.h"
-#include "kudu/util/pb_container_format.h"
 #include "kudu/util/slice.h"
 #include "kudu/util/status.h"
+#include "kudu/util/zero_rule.h"
 
 namespace kudu {
-
-// The buffer never holds less than this (unless the file is smaller), so
-// that any legitimate record and supplemental header fits; windows below it
-// only move the refill boundaries (tests use windows of a few bytes to make
-// records straddle at every position). The flag raises smaller values to it,
-// so in production the buffer is exactly the window the budget granted.
-constexpr size_t kMinWindowBufferBytes = 64 * 1024;
 
 // Zero-ciphertext runs indexed per window at most (16 bytes each).
 constexpr size_t kMaxIndexedZeroRuns = 1024;
@@ -82,45 +75,8 @@ struct WindowStats {
   uint64_t max_zero_runs = 0;      // most zero runs indexed for one window
 };
 
-// Counts the maximal runs of at least ZeroRunIndex::kMinRun zero bytes in
-// data[0, n), stopping as soon as the count exceeds `limit`. Allocates
-// nothing.
-inline size_t CountZeroRuns(const uint8_t* data, size_t n, size_t limit) {
-  constexpr uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr uint64_t kHighs = 0x8080808080808080ULL;
-  size_t count = 0;
-  size_t i = 0;
-  while (i < n) {
-    // Skip 8 bytes at a time while none of them is zero (ciphertext: 97%).
-    while (i + 8 <= n) {
-      uint64_t v;
-      std::memcpy(&v, data + i, 8);
-      if (((v - kOnes) & ~v & kHighs) != 0) break;
-      i += 8;
-    }
-    if (i >= n) break;
-    if (data[i] != 0) {
-      i++;
-      continue;
-    }
-    // data[i - 1] is non-zero (or i == 0): a maximal run starts here.
-    size_t j = i;
-    while (j < n && data[j] == 0) j++;
-    if (j - i >= ZeroRunIndex::kMinRun && ++count > limit) return count;
-    i = j;
-  }
-  return count;
-}
-
 class WindowRecordSource {
  public:
-  // The buffer a window of `window_bytes` needs for a payload of
-  // `payload_bytes` (the file minus its encryption header).
-  static size_t BufferBytesFor(size_t window_bytes, uint64_t payload_bytes) {
-    const uint64_t cap = std::max<uint64_t>(window_bytes, kMinWindowBufferBytes);
-    return static_cast<size_t>(std::min<uint64_t>(cap, payload_bytes));
-  }
-
   // Reads `file` through a window of `window_bytes` (>= 1). `index` is
   // reused across files; `stats` receives this file's counters.
   WindowRecordSource(RandomAccessFile* file, size_t window_bytes, ZeroRunIndex* index,
@@ -130,7 +86,7 @@ class WindowRecordSource {
         data_start_(file->encryption_header_size()),
         size_(file->size()),
         window_(std::max<size_t>(window_bytes, 1)),
-        capacity_(BufferBytesFor(window_, size_ - data_start_)),
+        capacity_(WindowBufferBytes(window_, size_ - data_start_)),
         // Not zero-initialised: only bytes a ReadRaw filled are ever served.
         buf_(capacity_ ? new uint8_t[capacity_] : nullptr),
         index_(index),
@@ -172,22 +128,12 @@ class WindowRecordSource {
     uint8_t* p = buf_.get() + (offset - win_begin_);
     if (cipher_ != nullptr && n > 0) {
       if (per_read_) {
-        // The reference's own rule, on this read's ciphertext.
-        if (!IsAllZero(p, n)) RETURN_NOT_OK_PREPEND(cipher_->Crypt(offset, p, p, n), filename());
+        RETURN_NOT_OK_PREPEND(DecryptReadInPlace(cipher_, offset, p, n), filename());
         dirty_end_ = offset + n;
       } else {
-        bool zero_ciphertext;
-        if (n >= ZeroRunIndex::kMinRun) {
-          zero_ciphertext = index_->Covers(offset, n);
-        } else {
-          uint8_t c[ZeroRunIndex::kMinRun];
-          RETURN_NOT_OK_PREPEND(cipher_->Crypt(offset, p, c, n), filename());
-          zero_ciphertext = IsAllZero(c, n);
-        }
-        if (zero_ciphertext) {
-          std::memset(p, 0, n);
-          dirty_end_ = offset + n;
-        }
+        bool zeroed;
+        RETURN_NOT_OK_PREPEND(index_->ApplyToRead(cipher_, offset, p, n, &zeroed), filename());
+        if (zeroed) dirty_end_ = offset + n;
       }
     }
     *out = Slice(p, n);
@@ -203,37 +149,37 @@ class WindowRecordSource {
     if (n > 0 && capacity_ == 0) {  // cannot happen: the range lies in the payload
       return Status::IOError(filename() + ": zero check past the end of the payload");
     }
-    while (n > 0) {
-      const uint64_t chunk = std::min<uint64_t>(n, pb_container::kZeroCheckChunkSize);
-      bool ct_zero = true;
-      bool pt_zero = cipher_ != nullptr;
-      uint64_t pos = offset;
-      uint64_t left = chunk;
-      while (left > 0) {
-        const size_t piece = static_cast<size_t>(std::min<uint64_t>(left, capacity_));
-        RETURN_NOT_OK(LoadRaw(pos, piece));
-        stats_->zero_check_reads++;
-        uint8_t* p = buf_.get();
-        ct_zero = ct_zero && IsAllZero(p, piece);
-        if (pt_zero) {
-          RETURN_NOT_OK_PREPEND(cipher_->Crypt(pos, p, p, piece), filename());
-          pt_zero = IsAllZero(p, piece);
-        }
-        if (!ct_zero && !pt_zero) {
-          *all_zero = false;
-          return Status::OK();
-        }
-        pos += piece;
-        left -= piece;
-      }
-      offset += chunk;
-      n -= chunk;
-    }
-    *all_zero = true;
-    return Status::OK();
+    return ReadIsAllZeroByChunks(
+        offset, n,
+        [this](uint64_t pos, uint64_t left, bool* zero) { return ChunkIsZero(pos, left, zero); },
+        all_zero);
   }
 
  private:
+  // One chunk of the zero check (one read in the reference), loaded through
+  // the buffer in pieces: zero iff all its ciphertext is zero or, encrypted,
+  // all its plaintext is.
+  Status ChunkIsZero(uint64_t pos, uint64_t left, bool* zero) {
+    bool ct_zero = true;
+    bool pt_zero = cipher_ != nullptr;
+    while (left > 0) {
+      const size_t piece = static_cast<size_t>(std::min<uint64_t>(left, capacity_));
+      RETURN_NOT_OK(LoadRaw(pos, piece));
+      stats_->zero_check_reads++;
+      uint8_t* p = buf_.get();
+      ct_zero = ct_zero && IsAllZero(p, piece);
+      if (pt_zero) {
+        RETURN_NOT_OK_PREPEND(cipher_->Crypt(pos, p, p, piece), filename());
+        pt_zero = IsAllZero(p, piece);
+      }
+      if (!ct_zero && !pt_zero) break;
+      pos += piece;
+      left -= piece;
+    }
+    *zero = ct_zero || pt_zero;
+    return Status::OK();
+  }
+
   // Reads raw [offset, offset + len) into the buffer; the window is empty.
   Status LoadRaw(uint64_t offset, size_t len) {
     win_begin_ = win_end_ = dirty_end_ = offset;

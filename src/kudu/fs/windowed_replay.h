@@ -41,7 +41,7 @@
 #include "kudu/fs/fs.pb.h"
 #include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/fs/window_record_source.h"
-#include "kudu/fs/zero_run_index.h"
+#include "kudu/util/zero_rule.h"
 
 namespace kudu {
 

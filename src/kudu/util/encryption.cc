@@ -255,23 +255,4 @@ Status GenerateFileKey(CipherAlgorithm alg, std::string* key) {
   return Status::OK();
 }
 
-bool IsAllZero(const uint8_t* data, size_t n) {
-  // Word-at-a-time: this runs over every zero-tail chunk.
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    uint64_t v;
-    std::memcpy(&v, data + i, 8);
-    if (v != 0) return false;
-  }
-  for (; i < n; i++) {
-    if (data[i] != 0) return false;
-  }
-  return true;
-}
-
-Status DecryptReadInPlace(FileCipher* cipher, uint64_t offset, uint8_t* buf, size_t n) {
-  if (IsAllZero(buf, n)) return Status::OK();
-  return cipher->Crypt(offset, buf, buf, n);
-}
-
 }  // namespace kudu

@@ -104,12 +104,4 @@ bool HasEncryptionMagic(Slice data);
 // A fresh random file key for `alg`.
 Status GenerateFileKey(CipherAlgorithm alg, std::string* key);
 
-bool IsAllZero(const uint8_t* data, size_t n);
-
-// Decrypts one read in place the way the reference reader does: a read whose
-// ciphertext is entirely zero is left as zeros (this is what lets a
-// zero-filled tail be recognised in an encrypted file); any other read is
-// decrypted. `offset` is the raw file offset of buf[0].
-Status DecryptReadInPlace(FileCipher* cipher, uint64_t offset, uint8_t* buf, size_t n);
-
 }  // namespace kudu

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "kudu/util/io_fault_injector.h"
+#include "kudu/util/zero_rule.h"
 
 namespace kudu {
 namespace {

@@ -46,6 +46,7 @@
 #include "kudu/util/pb_util.pb.h"
 #include "kudu/util/slice.h"
 #include "kudu/util/status.h"
+#include "kudu/util/zero_rule.h"
 
 namespace kudu {
 
@@ -70,6 +71,15 @@ class PbContainerRecordReader {
   // its register saves and restores cost as much as its checks.
   __attribute__((always_inline)) inline Status ReadNextRecord(Slice* body);
 
+  // Whether a body whose checksums hold is a record of the file's type
+  // (the parse of step 7), for the look-ahead of step 5; without one, any
+  // frame whose checksums hold counts as a record.
+  using BodyCheck = bool (*)(Slice body, void* arg);
+  void set_body_check(BodyCheck check, void* arg) {
+    body_check_ = check;
+    body_check_arg_ = arg;
+  }
+
   uint64_t record_offset() const { return record_offset_; }
   uint64_t next_offset() const { return offset_; }
   uint32_t version() const { return version_; }
@@ -87,7 +97,21 @@ class PbContainerRecordReader {
     return Status::Incomplete(Where(offset), "partial trailing record: " + what);
   }
 
+  // Step 5 for a record at `o` whose `len`-byte body runs past the end:
+  // Incomplete only when no valid record starts at a later offset (a torn
+  // write is only ever the last record), otherwise Corruption at `o`.
+  // Rare: out of line, so ReadNextRecord's common path stays small.
+  // `prefix`: the record's 8 prefix bytes as read.
+  __attribute__((noinline, cold)) Status BodyPastEnd(uint64_t o, uint32_t len,
+                                                     const uint8_t* prefix);
+  // Whether a valid v2 record starts in (o, size): the rest of the file
+  // after the prefix is read once, as one read, and every offset tried as a
+  // frame.
+  Status ValidRecordAfter(uint64_t o, const uint8_t* prefix, bool* found, uint64_t* at);
+
   Source* const src_;
+  BodyCheck body_check_ = nullptr;
+  void* body_check_arg_ = nullptr;
   uint32_t version_ = 0;
   uint64_t offset_ = 0;
   uint64_t record_offset_ = 0;
@@ -111,19 +135,15 @@ class FileRecordSource {
   }
 
   Status ReadIsAllZero(uint64_t offset, uint64_t n, bool* all_zero) {
-    while (n > 0) {
-      size_t chunk = n < pb_container::kZeroCheckChunkSize ? n : pb_container::kZeroCheckChunkSize;
-      Slice s;
-      RETURN_NOT_OK(Read(offset, chunk, &s));
-      if (!IsAllZero(s.data(), s.size())) {
-        *all_zero = false;
-        return Status::OK();
-      }
-      offset += chunk;
-      n -= chunk;
-    }
-    *all_zero = true;
-    return Status::OK();
+    return ReadIsAllZeroByChunks(
+        offset, n,
+        [this](uint64_t pos, uint64_t len, bool* zero) {
+          Slice s;
+          RETURN_NOT_OK(Read(pos, static_cast<size_t>(len), &s));
+          *zero = IsAllZero(s.data(), s.size());
+          return Status::OK();
+        },
+        all_zero);
   }
 
  private:
@@ -245,10 +265,7 @@ Status PbContainerRecordReader<Source>::ReadNextRecord(Slice* body) {
   // Step 5: body and trailing checksum, checked against the file size in
   // 64-bit arithmetic before anything is read or allocated.
   const uint64_t body_end = o + prefix + static_cast<uint64_t>(len) + 4;
-  if (body_end > size) {
-    return IncompleteOrCorruption(o, "a " + std::to_string(len) + "-byte body runs past the end of the file (" +
-                                         std::to_string(size) + " bytes)");
-  }
+  if (body_end > size) return BodyPastEnd(o, len, h.data());
   Slice b;
   RETURN_NOT_OK(src_->Read(o + prefix, static_cast<size_t>(len) + 4, &b));
   const uint32_t stored = pbc::DecodeFixed32(b.data() + len);
@@ -264,6 +281,64 @@ Status PbContainerRecordReader<Source>::ReadNextRecord(Slice* body) {
   }
   *body = Slice(b.data(), len);
   offset_ = body_end;
+  return Status::OK();
+}
+
+template <class Source>
+Status PbContainerRecordReader<Source>::BodyPastEnd(uint64_t o, uint32_t len, const uint8_t* prefix) {
+  const uint64_t size = src_->size();
+  const std::string past_end = "a " + std::to_string(len) +
+                               "-byte body runs past the end of the file (" +
+                               std::to_string(size) + " bytes)";
+  if (version_ == pb_container::kVersion2) {
+    bool found = false;
+    uint64_t at = 0;
+    RETURN_NOT_OK(ValidRecordAfter(o, prefix, &found, &at));
+    if (found) {
+      return Status::Corruption(Where(o), past_end + ", but a valid record starts at offset " +
+                                              std::to_string(at) + ": damage, not a torn write");
+    }
+  }
+  return IncompleteOrCorruption(o, past_end);
+}
+
+template <class Source>
+Status PbContainerRecordReader<Source>::ValidRecordAfter(uint64_t o, const uint8_t* prefix,
+                                                         bool* found, uint64_t* at) {
+  namespace pbc = pb_container;
+  constexpr uint64_t kPrefix = 8;
+  constexpr uint64_t kSmallestRecord = kPrefix + 4;  // an empty body and its checksum
+  *found = false;
+  const uint64_t size = src_->size();
+  if (size < o + 1 + kSmallestRecord) return Status::OK();
+  // The prefix at `o` was read already: keep it, and read only what follows
+  // it, so every byte of the file is read once.
+  uint8_t head[kPrefix];
+  std::memcpy(head, prefix, kPrefix);
+  Slice rest;  // [o + 8, size)
+  RETURN_NOT_OK(src_->Read(o + kPrefix, static_cast<size_t>(size - o - kPrefix), &rest));
+  const uint8_t* t = rest.data();
+  for (uint64_t q = o + 1; q + kSmallestRecord <= size; q++) {
+    // A frame's 8-byte prefix may start inside the one at `o`; its body
+    // always lies in `rest`.
+    uint8_t h[kPrefix];
+    if (q < o + kPrefix) {
+      const size_t from_head = static_cast<size_t>(o + kPrefix - q);
+      std::memcpy(h, head + (q - o), from_head);
+      std::memcpy(h + from_head, t, kPrefix - from_head);
+    } else {
+      std::memcpy(h, t + (q - o - kPrefix), kPrefix);
+    }
+    const uint32_t len = pbc::DecodeFixed32(h);
+    if (q + kSmallestRecord + static_cast<uint64_t>(len) > size) continue;
+    if (crc::Crc32cFixed32(len) != pbc::DecodeFixed32(h + 4)) continue;
+    const uint8_t* body = t + (q - o);
+    if (crc::Crc32c(body, len) != pbc::DecodeFixed32(body + len)) continue;
+    if (body_check_ != nullptr && !body_check_(Slice(body, len), body_check_arg_)) continue;
+    *found = true;
+    *at = q;
+    return Status::OK();
+  }
   return Status::OK();
 }
 

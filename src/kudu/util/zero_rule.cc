@@ -15,7 +15,7 @@
 // specific language governing permissions and limitations
 // under the License.
 
-#include "kudu/fs/zero_run_index.h"
+#include "kudu/util/zero_rule.h"
 
 #include <algorithm>
 #include <cstring>
@@ -25,9 +25,22 @@
 #endif
 
 namespace kudu {
+namespace {
 
-void ZeroRunIndex::Build(const uint8_t* data, size_t n, uint64_t base) {
-  runs_.clear();
+// Calls on_run(begin, end) for every maximal run of at least
+// ZeroRunIndex::kMinRun zero bytes in data[0, n), in order, until it
+// returns false.
+template <class OnRun>
+void ScanZeroRuns(const uint8_t* data, size_t n, OnRun&& on_run) {
+  constexpr size_t kMinRun = ZeroRunIndex::kMinRun;
+  size_t last_end = 0;  // end of the last run reported (runs never repeat)
+  bool any = false;
+  auto report = [&](size_t begin, size_t end) {
+    if (end - begin < kMinRun || (any && begin <= last_end)) return true;
+    any = true;
+    last_end = end;
+    return on_run(begin, end);
+  };
   // Any run of >= 4 zero bytes contains a zero 16-bit lane at an even
   // position, so scan 8 bytes at a time for a zero lane (rare in ciphertext:
   // 2^-16 per lane) and only then look at bytes.
@@ -63,9 +76,7 @@ void ZeroRunIndex::Build(const uint8_t* data, size_t n, uint64_t base) {
     while (begin > 0 && data[begin - 1] == 0) begin--;
     size_t end = lane + 2;
     while (end < n && data[end] == 0) end++;
-    if (end - begin >= kMinRun && (runs_.empty() || runs_.back().end < base + begin)) {
-      runs_.push_back({base + begin, base + end});
-    }
+    if (!report(begin, end)) return;
     // Continue at the next even position after the run.
     i = (end + 1) & ~static_cast<size_t>(1);
     if (i < lane + 2) i = lane + 2;
@@ -81,11 +92,44 @@ void ZeroRunIndex::Build(const uint8_t* data, size_t n, uint64_t base) {
     while (begin > 0 && data[begin - 1] == 0) begin--;
     size_t end = j;
     while (end < n && data[end] == 0) end++;
-    if (end - begin >= kMinRun && (runs_.empty() || runs_.back().end < base + begin)) {
-      runs_.push_back({base + begin, base + end});
-    }
+    if (!report(begin, end)) return;
     j = end;
   }
+}
+
+}  // namespace
+
+bool IsAllZero(const uint8_t* data, size_t n) {
+  // Word-at-a-time: this runs over every zero-tail chunk.
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v;
+    std::memcpy(&v, data + i, 8);
+    if (v != 0) return false;
+  }
+  for (; i < n; i++) {
+    if (data[i] != 0) return false;
+  }
+  return true;
+}
+
+Status DecryptReadInPlace(FileCipher* cipher, uint64_t offset, uint8_t* buf, size_t n) {
+  if (IsAllZero(buf, n)) return Status::OK();
+  return cipher->Crypt(offset, buf, buf, n);
+}
+
+void ZeroRunIndex::Build(const uint8_t* data, size_t n, uint64_t base) {
+  runs_.clear();
+  ScanZeroRuns(data, n, [&](size_t begin, size_t end) {
+    runs_.push_back({base + begin, base + end});
+    return true;
+  });
+}
+
+size_t CountZeroRuns(const uint8_t* data, size_t n, size_t limit) {
+  size_t count = 0;
+  ScanZeroRuns(data, n, [&](size_t, size_t) { return ++count <= limit; });
+  return count;
 }
 
 bool ZeroRunIndex::Covers(uint64_t offset, uint64_t n) const {
@@ -96,6 +140,21 @@ bool ZeroRunIndex::Covers(uint64_t offset, uint64_t n) const {
   auto it = std::lower_bound(runs_.begin(), runs_.end(), end,
                              [](const Run& r, uint64_t e) { return r.end < e; });
   return it != runs_.end() && it->begin <= offset;
+}
+
+Status ZeroRunIndex::ShortCiphertextWasZero(FileCipher* cipher, uint64_t offset,
+                                            const uint8_t* p, size_t n, bool* zero) const {
+  if (n == 0) {
+    *zero = true;
+    return Status::OK();
+  }
+  // Re-encrypt the few plaintext bytes to get the ciphertext back.
+  uint8_t c[kMinRun];
+  RETURN_NOT_OK(cipher->Crypt(offset, p, c, n));
+  uint8_t any = 0;
+  for (size_t i = 0; i < n; i++) any |= c[i];
+  *zero = any == 0;
+  return Status::OK();
 }
 
 }  // namespace kudu
