@@ -17,12 +17,9 @@
 
 #include "kudu/tools/bench_runner.h"
 
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <cerrno>
 
 #include <algorithm>
 #include <atomic>
@@ -33,6 +30,7 @@
 #include <set>
 
 #include "kudu/fs/container_writer.h"
+#include "kudu/tools/page_cache.h"
 #include "kudu/util/crc32c.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
@@ -107,28 +105,11 @@ int64_t CachedBytesOf(const std::vector<MetadataFileRef>& files) {
   for (const MetadataFileRef& f : files) {
     std::unique_ptr<RandomAccessFile> file;
     if (!RandomAccessFile::Open(f.path, nullptr, &file).ok()) return -1;
-    const int64_t c = file->CachedBytes();
+    const int64_t c = PageCacheResidentBytes(*file);
     if (c < 0) return -1;
     total += c;
   }
   return total;
-}
-
-// sync(), then "3" to /proc/sys/vm/drop_caches. An error when it cannot be
-// written.
-Status DropSystemCaches() {
-  ::sync();
-  const char* path = "/proc/sys/vm/drop_caches";
-  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno(path, errno);
-  ssize_t r;
-  do {
-    r = ::write(fd, "3", 1);
-  } while (r < 0 && errno == EINTR);
-  const int err = errno;
-  ::close(fd);
-  if (r != 1) return Status::FromErrno(std::string("write 3 to ") + path, err);
-  return Status::OK();
 }
 
 // What a server process has cached long before it opens its block
@@ -152,7 +133,7 @@ Status EvictFiles(const std::vector<MetadataFileRef>& files) {
     for (const std::string& n : names) {
       std::unique_ptr<RandomAccessFile> file;
       if (!RandomAccessFile::Open(env::JoinPath(dir, n), nullptr, &file).ok()) continue;
-      file->DropCache();
+      DropFromPageCache(*file);
     }
   }
   return Status::OK();

@@ -18,7 +18,6 @@
 #include "kudu/util/file.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -317,24 +316,6 @@ Status RandomAccessFile::ReadRawDirect(uint8_t* buf, size_t n, bool* direct) {
 }
 
 void RandomAccessFile::AdoptPrefetched(PrefetchedBytes bytes) { prefetched_ = std::move(bytes); }
-
-void RandomAccessFile::DropCache() { ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); }
-
-int64_t RandomAccessFile::CachedBytes() const {
-  if (size_ == 0) return 0;
-  const long page = ::sysconf(_SC_PAGESIZE);
-  void* map = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
-  if (map == MAP_FAILED) return -1;
-  std::vector<unsigned char> vec((size_ + page - 1) / page);
-  int64_t cached = -1;
-  if (::mincore(map, size_, vec.data()) == 0) {
-    cached = 0;
-    for (unsigned char v : vec) cached += (v & 1) ? page : 0;
-    cached = std::min<int64_t>(cached, static_cast<int64_t>(size_));
-  }
-  ::munmap(map, size_);
-  return cached;
-}
 
 // ---------------------------------------------------------------------------
 

@@ -93,15 +93,9 @@ class RandomAccessFile {
   // longer ranges are advised in chunks of kPrefetchChunkBytes.
   void Prefetch(uint64_t offset, uint64_t len);
   static constexpr uint64_t kPrefetchChunkBytes = 128 << 10;  // the kernel's default window
-  // Asks the kernel to drop the file's cached pages (cold-start benchmarks).
-  // Only clean pages go: sync first.
-  void DropCache();
-  // Bytes of the file in the page cache now (mincore on a mapping; not a
-  // read), or -1 if that cannot be learned. For cold-start benchmarks.
-  int64_t CachedBytes() const;
-  // The same from one cachestat(2) call (Linux >= 6.5; not a read, no
-  // mapping): cheap enough to ask before every large read. -1 where the
-  // kernel does not have it.
+  // Bytes of the file in the page cache now, from one cachestat(2) call
+  // (Linux >= 6.5; not a read, no mapping): cheap enough to ask before every
+  // large read. -1 where the kernel does not have it.
   int64_t CachedBytesQuick() const;
 
   // Reads raw [0, n) (n <= size()) past the page cache: O_DIRECT, on a
