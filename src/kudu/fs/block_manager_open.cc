@@ -225,7 +225,7 @@ bool WillReplay(const ContainerInfo& c) {
 }
 
 void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* replayer,
-                      SharedOpenState* shared, MergeBuffer* merge, PrefetchedBytes prefetched) {
+                      SharedOpenState* shared, MergeBuffer* merge) {
   const BlockManagerOpenOptions& opts = shared->opts;
   const uint64_t header = c->encrypted ? kEncryptionHeaderSize : 0;
   const uint64_t min_metadata = pb_container::kMinimumValidLength + header;
@@ -257,9 +257,6 @@ void ProcessContainer(uint32_t index, ContainerInfo* c, ContainerReplayer* repla
                c->metadata_path, 0, s);
     return;
   }
-  // Bytes read ahead for this file (uring read-ahead): its reads are served
-  // from them, each still one read for the fault injector.
-  if (!prefetched.empty()) file->AdoptPrefetched(std::move(prefetched));
   // Without a data file, bounds against its size mean nothing: replay the
   // records as they are to learn whether they leave live blocks (an error:
   // the blocks' bytes are gone) or not (an incomplete container).
@@ -643,9 +640,8 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
             const size_t k = cursor->fetch_add(1);
             if (k >= work->size()) break;
             const uint32_t index = (*work)[k];
-            PrefetchedBytes prefetched = ra != nullptr ? ra->Claim(k) : PrefetchedBytes();
-            ProcessContainer(index, &containers[index], &replayer, &shared, &merge,
-                             std::move(prefetched));
+            if (ra != nullptr) ra->Claim(k);
+            ProcessContainer(index, &containers[index], &replayer, &shared, &merge);
             const uint64_t n = shared.processed.fetch_add(1) + 1;
             if (opts.progress_every > 0 && n % opts.progress_every == 0) {
               LOG(INFO) << "Opened " << n << " log block containers (of " << total << ")";
@@ -669,8 +665,8 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
               << " data dirs (" << opts.threads_per_dir << " threads per dir, replay strategy "
               << StrategyChoiceName(opts.policy.choice) << ")";
     for (auto& p : pools) p->Wait();
-    // Every position was claimed: the read-aheads end (uring: their I/O
-    // threads exit) before the budget and stats they use go away.
+    // Every position was claimed: the read-aheads end before the budget and
+    // stats they use go away.
     readaheads.clear();
   }
 

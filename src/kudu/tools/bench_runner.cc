@@ -485,7 +485,7 @@ Status ApplyBenchReadahead(const std::string& spec, std::vector<BenchVariant>* v
     Status s = fs::ParseReadaheadMode(item, &m);
     if (!s.ok()) {
       return Status::InvalidArgument("--bench_readahead: unknown read-ahead mode '" + item +
-                                     "' (known: none, fadvise, uring)");
+                                     "' (known: none, fadvise)");
     }
     if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
   }

@@ -47,9 +47,8 @@ struct FileIoStats {
   uint64_t direct_reads = 0;
 };
 
-// Bytes of a file read ahead of time into memory (by UringFileReader, for
-// metadata read-ahead), with the memory-budget grant that pays for them:
-// the grant is released when the bytes are freed.
+// Bytes of a file read ahead of time into memory, with the memory-budget
+// grant that pays for them: the grant is released when the bytes are freed.
 struct PrefetchedBytes {
   std::unique_ptr<uint8_t[]> data;
   uint64_t offset = 0;  // raw file offset of data[0]
