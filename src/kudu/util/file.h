@@ -79,9 +79,6 @@ class RandomAccessFile {
   // read under the all-zero rule. Fails with IOError naming the file and
   // offset if the file ends first.
   Status Read(uint64_t offset, uint8_t* buf, size_t n);
-  // One preadv() filling every buffer in order; each buffer is decrypted as
-  // its own read, as Kudu's ReadV does.
-  Status ReadV(uint64_t offset, const Slice* bufs, size_t nbufs);
   // The bytes as on disk (ciphertext for an encrypted file).
   Status ReadRaw(uint64_t offset, uint8_t* buf, size_t n);
 
@@ -116,8 +113,8 @@ class RandomAccessFile {
   // From now on, reads (Read, ReadRaw) of bytes inside `bytes` are served from
   // memory: each is still one read for the fault injector (a fault applies
   // exactly as to a pread) and is counted in stats().prefetched_reads, not
-  // read_syscalls. Bytes outside the range are read from the file. ReadV
-  // always reads from the file. Replaces earlier prefetched bytes.
+  // read_syscalls. Bytes outside the range are read from the file. Replaces
+  // earlier prefetched bytes.
   void AdoptPrefetched(PrefetchedBytes bytes);
   // Frees the prefetched bytes (and their budget grant) now.
   void DropPrefetched() { prefetched_ = PrefetchedBytes(); }
