@@ -116,10 +116,9 @@ int64_t CachedBytesOf(const std::vector<MetadataFileRef>& files) {
 // manager, dropped by drop_caches with everything else. glibc stats the time
 // zone file (/etc/localtime, a symlink into /usr/share/zoneinfo) for every
 // log timestamp, so the open's first log line would otherwise wait for
-// several dependent disk reads queued behind the metadata reads (measured:
-// the open's thread's "Opening ..." line took 6-7 ms of a 8-9 ms cold open
-// and ended after the replay threads in 30 of 42 runs). A server after a
-// reboot has read the file for the first line it logged at startup.
+// several dependent disk reads queued behind the metadata reads, a large
+// part of a cold open of a small state (docs/benchmarks.md). A server after
+// a reboot has read the file for the first line it logged at startup.
 void RereadProcessFiles() { ::tzset(); }
 
 // posix_fadvise(DONTNEED) on every file of the data/ dirs holding `files`.
