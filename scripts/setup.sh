@@ -31,7 +31,6 @@ PACKAGES=(
   libbenchmark-dev
   nlohmann-json3-dev
   libabsl-dev
-  liburing-dev
   clang libclang-rt-14-dev
   strace gnuplot-nox python3
 )

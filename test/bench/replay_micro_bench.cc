@@ -215,58 +215,22 @@ void BM_BlockMapInsert(benchmark::State& state) {
 }
 BENCHMARK(BM_BlockMapInsert)->Arg(100000)->Arg(10000000)->Unit(benchmark::kMillisecond);
 
-// The open's merge into the server's block map: one locked insert per block
-// (as the open did first) against per-shard batches with prefetching (what
-// it does now), over a map reserved for every block.
-std::vector<fs::BlockMap::Item> MergeItems(int64_t n) {
+// What the open does to merge into the server's block map: each container's
+// live blocks, sorted by id, are inserted from their own array run by run
+// (no copy into the batch), over a map reserved for every block.
+std::vector<LiveBlock> MergeBlocks(int64_t n) {
   std::mt19937_64 rng(2);
-  std::vector<fs::BlockMap::Item> items(n);
+  std::vector<LiveBlock> blocks(n);
   uint64_t id = rng() >> 20;
-  for (auto& it : items) {
+  for (auto& b : blocks) {
     id += 1 + rng() % 4;  // increasing with gaps: other containers' blocks
-    it = fs::BlockMap::Item{id, fs::BlockMapEntry{7, 4096, 100}};
+    b = LiveBlock{id, BlockLocation{4096, 100}};
   }
-  return items;
+  return blocks;
 }
 
-void BM_BlockMapMergeLockedInserts(benchmark::State& state) {
-  const std::vector<fs::BlockMap::Item> items = MergeItems(state.range(0));
-  for (auto _ : state) {
-    fs::BlockMap map;
-    map.Reserve(items.size());
-    for (const auto& it : items) map.Insert(it.id, it.entry, nullptr);
-    benchmark::DoNotOptimize(map.size());
-  }
-  state.SetItemsProcessed(state.iterations() * items.size());
-}
-BENCHMARK(BM_BlockMapMergeLockedInserts)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
-
-void BM_BlockMapMergeBatch(benchmark::State& state) {
-  const std::vector<fs::BlockMap::Item> items = MergeItems(state.range(0));
-  fs::BlockMap::Batch batch;
-  std::vector<fs::BlockMap::Rejected> rejected;
-  for (auto _ : state) {
-    fs::BlockMap map;
-    map.Reserve(items.size());
-    for (const auto& it : items) {
-      batch.Add(it.id, it.entry);
-      if (batch.size() == (1 << 16)) map.InsertBatch(&batch, &rejected);
-    }
-    map.InsertBatch(&batch, &rejected);
-    benchmark::DoNotOptimize(map.size());
-  }
-  state.SetItemsProcessed(state.iterations() * items.size());
-}
-BENCHMARK(BM_BlockMapMergeBatch)->Arg(100000)->Arg(1000000)->Unit(benchmark::kMillisecond);
-
-// What the open does: each container's live blocks, sorted by id, are
-// inserted from their own array run by run (no copy into the batch).
 void BM_BlockMapMergeSorted(benchmark::State& state) {
-  const std::vector<fs::BlockMap::Item> items = MergeItems(state.range(0));
-  std::vector<LiveBlock> blocks;
-  for (const auto& it : items) {
-    blocks.push_back(LiveBlock{it.id, BlockLocation{it.entry.offset, it.entry.length}});
-  }
+  const std::vector<LiveBlock> blocks = MergeBlocks(state.range(0));
   fs::BlockMap::Batch batch;
   std::vector<fs::BlockMap::Rejected> rejected;
   constexpr size_t kContainer = 25000;

@@ -21,14 +21,14 @@
 //
 //   - Identical opens: generated two-dir states (plain and encrypted; with a
 //     partial trailing record, an incomplete container, and a state with a
-//     corrupted container) opened with read-ahead none / fadvise / uring,
-//     under every strategy choice and 1 or 3 threads per dir, give the same
-//     report as without read-ahead.
-//   - Budget: DirReadahead's uring buffers never hold more than half the
-//     budget, the bytes it hands over are the file's, and everything is
-//     released (also when positions are never claimed); an open with a tight
-//     budget, many threads and uring read-ahead never holds more than the
-//     budget and still gives the reference result.
+//     corrupted container) opened with read-ahead none / fadvise, under
+//     every strategy choice and 1 or 3 threads per dir, give the same report
+//     as without read-ahead.
+//   - Budget: DirReadahead never advises more than half the budget of bytes
+//     ahead of the claims, advises every later position once, and holds no
+//     budget itself; an open with a tight budget, many threads and
+//     read-ahead never holds more than the budget and still gives the
+//     reference result.
 //   - Faults: the k-th read of an open with read-ahead on fails (EIO, short
 //     read, unexpected EOF) for every k; the open either gives the reference
 //     result (absorbed: a read-ahead read that fails is dropped, an
@@ -38,12 +38,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "kudu/fs/block_manager_open.h"
@@ -52,7 +49,6 @@
 #include "kudu/fs/metadata_readahead.h"
 #include "kudu/util/env.h"
 #include "kudu/util/io_fault_injector.h"
-#include "kudu/util/uring_file_reader.h"
 #include "util/fs_fixture_util.h"
 #include "util/open_describe.h"
 #include "util/test_util.h"
@@ -68,8 +64,7 @@ using fs::ReadaheadMode;
     ASSERT_TRUE(_st.ok()) << _st.ToString();       \
   } while (0)
 
-const std::vector<ReadaheadMode> kModes = {ReadaheadMode::kNone, ReadaheadMode::kFadvise,
-                                           ReadaheadMode::kUring};
+const std::vector<ReadaheadMode> kModes = {ReadaheadMode::kNone, ReadaheadMode::kFadvise};
 const std::vector<StrategyChoice> kChoices = {StrategyChoice::kStreaming,
                                               StrategyChoice::kInMemory,
                                               StrategyChoice::kWindowed, StrategyChoice::kAuto};
@@ -147,7 +142,7 @@ class OpenReadaheadTest : public ::testing::TestWithParam<bool> {
 };
 
 void CheckIdenticalOpens(const std::vector<std::string>& roots, const ServerKey* key,
-                         bool expect_ok, uint64_t* uring_prefetched_reads) {
+                         bool expect_ok) {
   for (StrategyChoice choice : kChoices) {
     fs::OpenResult ref;
     fs::OpenBlockManager(Options(roots, key, choice, ReadaheadMode::kNone, 1), &ref);
@@ -164,18 +159,11 @@ void CheckIdenticalOpens(const std::vector<std::string>& roots, const ServerKey*
         ASSERT_EQ(want, test::DescribeOpen(r)) << what;
         ASSERT_EQ(test::StableReport(ref).dump(), test::StableReport(r).dump()) << what;
         if (mode == ReadaheadMode::kNone) continue;
-        // Read ahead the way asked (uring where available). fadvise advises
-        // from the claiming thread, so always; the uring I/O thread may
-        // fall behind every claim on a loaded machine, so only in total.
-        const bool uring = mode == ReadaheadMode::kUring && UringFileReader::Available();
-        EXPECT_EQ(uring ? ReadaheadMode::kUring : ReadaheadMode::kFadvise,
-                  r.replay.readahead_mode) << what;
-        if (uring) {
-          *uring_prefetched_reads += r.replay.prefetched_reads;
-        } else {
-          EXPECT_GT(r.replay.readahead_files, 0u) << what;
-          EXPECT_EQ(0u, r.replay.prefetched_reads) << what;
-        }
+        // fadvise advises from the claiming thread, so every open with it
+        // reads ahead; the replay still reads every byte itself.
+        EXPECT_EQ(ReadaheadMode::kFadvise, r.replay.readahead_mode) << what;
+        EXPECT_GT(r.replay.readahead_files, 0u) << what;
+        EXPECT_EQ(0u, r.replay.prefetched_reads) << what;
       }
     }
   }
@@ -184,18 +172,13 @@ void CheckIdenticalOpens(const std::vector<std::string>& roots, const ServerKey*
 TEST_P(OpenReadaheadTest, ReadaheadGivesIdenticalOpens) {
   std::vector<std::string> roots;
   ASSERT_NO_FATAL_FAILURE(MakeState(tmp_, key(), 16, /*corrupt=*/false, &roots));
-  uint64_t prefetched = 0;
-  ASSERT_NO_FATAL_FAILURE(CheckIdenticalOpens(roots, key(), /*expect_ok=*/true, &prefetched));
-  if (UringFileReader::Available()) {
-    EXPECT_GT(prefetched, 0u);
-  }
+  ASSERT_NO_FATAL_FAILURE(CheckIdenticalOpens(roots, key(), /*expect_ok=*/true));
 }
 
 TEST_P(OpenReadaheadTest, ReadaheadGivesIdenticalFailedOpens) {
   std::vector<std::string> roots;
   ASSERT_NO_FATAL_FAILURE(MakeState(tmp_, key(), 16, /*corrupt=*/true, &roots));
-  uint64_t prefetched = 0;
-  ASSERT_NO_FATAL_FAILURE(CheckIdenticalOpens(roots, key(), /*expect_ok=*/false, &prefetched));
+  ASSERT_NO_FATAL_FAILURE(CheckIdenticalOpens(roots, key(), /*expect_ok=*/false));
 }
 
 // Every read of an open with read-ahead on fails once, in turn.
@@ -203,7 +186,7 @@ TEST_P(OpenReadaheadTest, ReadFaultsWithReadaheadOn) {
   std::vector<std::string> roots;
   ASSERT_NO_FATAL_FAILURE(MakeState(tmp_, key(), 8, /*corrupt=*/false, &roots));
   uint64_t fired = 0, absorbed = 0, failed = 0;
-  for (ReadaheadMode mode : {ReadaheadMode::kFadvise, ReadaheadMode::kUring}) {
+  for (ReadaheadMode mode : {ReadaheadMode::kFadvise}) {
     for (StrategyChoice choice : {StrategyChoice::kInMemory, StrategyChoice::kAuto}) {
       for (int threads : {1, 2}) {
         const fs::BlockManagerOpenOptions opts = Options(roots, key(), choice, mode, threads);
@@ -287,122 +270,47 @@ void WriteFiles(const test::TempDir& tmp, int n, std::vector<fs::DirReadahead::E
   }
 }
 
-// The uring read-ahead on its own: claimers on several threads get the
-// file's exact bytes, the buffers never hold more than half the budget, and
-// nothing stays held.
-TEST(DirReadaheadTest, UringBuffersHoldAtMostHalfTheBudgetAndAreTheFilesBytes) {
-  if (!UringFileReader::Available()) GTEST_SKIP() << "io_uring not available here";
-  test::TempDir tmp;
-  std::vector<fs::DirReadahead::Entry> queue;
-  std::vector<std::string> contents;
-  ASSERT_NO_FATAL_FAILURE(WriteFiles(tmp, 300, &queue, &contents));
-  uint64_t largest = 0;
-  for (const auto& e : queue) largest = std::max(largest, e.bytes);
-  // A budget of about one file, a few files' worth, and plenty.
-  for (uint64_t budget_bytes : {largest, uint64_t{3} * largest, uint64_t{16} << 20}) {
-    ByteBudget budget(budget_bytes);
-    ReplayStats stats;
-    fs::ReadaheadOptions ro;
-    ro.mode = ReadaheadMode::kUring;
-    ro.containers_per_thread = 8;
-    std::atomic<size_t> cursor{1};
-    std::atomic<int> wrong{0};
-    std::atomic<uint64_t> handed{0};
-    {
-      fs::DirReadahead ra(ro, queue, 6, &budget, &stats);
-      ASSERT_EQ(ReadaheadMode::kUring, ra.mode());
-      // The first claim starts the read-ahead; give its I/O thread a moment
-      // (on a loaded machine it may otherwise run only after every claim).
-      ra.Claim(0);
-      std::this_thread::sleep_for(std::chrono::milliseconds(30));
-      std::vector<std::thread> threads;
-      for (int t = 0; t < 6; t++) {
-        threads.emplace_back([&] {
-          for (size_t k = cursor.fetch_add(1); k < queue.size(); k = cursor.fetch_add(1)) {
-            PrefetchedBytes b = ra.Claim(k);
-            if (b.empty()) continue;
-            handed++;
-            if (b.offset != 0 || b.size != contents[k].size() ||
-                std::string(reinterpret_cast<const char*>(b.data.get()), b.size) != contents[k] ||
-                b.grant.bytes() != contents[k].size()) {
-              wrong++;
-            }
-            std::this_thread::sleep_for(std::chrono::microseconds(50));  // "parse"
-          }
-        });
-      }
-      for (auto& t : threads) t.join();
-    }
-    EXPECT_EQ(0, wrong.load()) << budget_bytes;
-    // With about one file of budget the read-ahead runs one file ahead and
-    // fast claimers may always be first; with plenty it must hand bytes over.
-    if (budget_bytes > 3 * largest) {
-      EXPECT_GT(handed.load(), 0u) << budget_bytes;
-    }
-    EXPECT_EQ(handed.load(), stats.readahead_files.load()) << budget_bytes;
-    EXPECT_LE(budget.peak(), budget_bytes / 2) << budget_bytes;
-    EXPECT_EQ(0u, budget.held()) << budget_bytes;
-  }
-}
-
-// A file above half the budget is not read ahead (TryAcquireKeeping fails:
-// skipped, never waited for); smaller ones are.
-TEST(DirReadaheadTest, FilesAboveHalfTheBudgetAreSkipped) {
-  if (!UringFileReader::Available()) GTEST_SKIP() << "io_uring not available here";
-  test::TempDir tmp;
-  std::vector<fs::DirReadahead::Entry> queue;
-  std::vector<std::string> contents;
-  ASSERT_NO_FATAL_FAILURE(WriteFiles(tmp, 6, &queue, &contents));  // growing sizes
-  ByteBudget budget(queue[3].bytes);
-  ReplayStats stats;
-  fs::ReadaheadOptions ro;
-  ro.mode = ReadaheadMode::kUring;
-  ro.containers_per_thread = 8;
-  uint64_t handed = 0;
-  {
-    fs::DirReadahead ra(ro, queue, 1, &budget, &stats);
-    for (size_t k = 0; k < queue.size(); k++) {
-      PrefetchedBytes b = ra.Claim(k);
-      if (!b.empty()) {
-        handed++;
-        EXPECT_LE(b.size, queue[3].bytes / 2);
-      }
-      // Slow claims: the I/O thread reaches every position first.
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-  EXPECT_GE(stats.readahead_skipped.load(), 2u);  // files 4 and 5 at least
-  EXPECT_LE(budget.peak(), queue[3].bytes / 2);
-  EXPECT_EQ(0u, budget.held());
-  EXPECT_EQ(handed, stats.readahead_files.load());
-}
-
-// Positions nobody claims (an open that stops early): their buffers and
-// grants are released when the read-ahead goes.
-TEST(DirReadaheadTest, UnclaimedReadaheadIsReleased) {
-  if (!UringFileReader::Available()) GTEST_SKIP() << "io_uring not available here";
+// fadvise read-ahead on its own: after one claim it has advised at most
+// half the budget of bytes (and at least one file); once every position is
+// claimed, each position after the first wave was advised exactly once. It
+// holds no budget.
+TEST(DirReadaheadTest, AdvisesAtMostHalfTheBudgetAheadAndEveryPositionOnce) {
   test::TempDir tmp;
   std::vector<fs::DirReadahead::Entry> queue;
   std::vector<std::string> contents;
   ASSERT_NO_FATAL_FAILURE(WriteFiles(tmp, 40, &queue, &contents));
-  ByteBudget budget(8 << 20);
-  fs::ReadaheadOptions ro;
-  ro.mode = ReadaheadMode::kUring;
-  ro.containers_per_thread = 16;
-  {
-    fs::DirReadahead ra(ro, queue, 2, &budget, nullptr);
-    ra.Claim(0);
-    // Let reads complete and be held.
-    for (int i = 0; i < 200 && budget.held() == 0; i++) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+  uint64_t largest = 0, total = 0;
+  for (const auto& e : queue) {
+    largest = std::max(largest, e.bytes);
+    total += e.bytes;
   }
-  EXPECT_GT(budget.peak(), 0u);
-  EXPECT_EQ(0u, budget.held());
+  for (uint64_t budget_bytes : {largest, uint64_t{6} * largest, uint64_t{16} << 20}) {
+    ByteBudget budget(budget_bytes);
+    ReplayStats stats;
+    fs::ReadaheadOptions ro;
+    ro.mode = ReadaheadMode::kFadvise;
+    ro.containers_per_thread = 16;
+    fs::DirReadahead ra(ro, queue, 2, &budget, &stats);
+    ASSERT_EQ(ReadaheadMode::kFadvise, ra.mode());
+    ra.Claim(0);
+    ra.Claim(1);
+    EXPECT_GE(stats.readahead_files.load(), 1u) << budget_bytes;
+    if (stats.readahead_files.load() > 1) {
+      EXPECT_LE(stats.readahead_bytes.load(), budget_bytes / 2) << budget_bytes;
+    }
+    for (size_t k = 2; k < queue.size(); k++) ra.Claim(k);
+    // Positions 0 and 1 are the first wave of two threads.
+    EXPECT_EQ(queue.size() - 2, stats.readahead_files.load()) << budget_bytes;
+    EXPECT_EQ(total - queue[0].bytes - queue[1].bytes, stats.readahead_bytes.load())
+        << budget_bytes;
+    EXPECT_EQ(0u, stats.readahead_failed.load()) << budget_bytes;
+    EXPECT_EQ(0u, budget.peak()) << budget_bytes;
+  }
 }
 
-// A missing file, or one that shrank: the read-ahead fails or comes back
-// short, and the claim gets what was read (or nothing), never an error.
+// A missing file, or one that shrank: the read-ahead of the first is counted
+// as failed and left to the replay, the second is advised for what it holds;
+// neither is an error.
 TEST(DirReadaheadTest, MissingAndShrunkFiles) {
   test::TempDir tmp;
   std::vector<fs::DirReadahead::Entry> queue;
@@ -410,35 +318,20 @@ TEST(DirReadaheadTest, MissingAndShrunkFiles) {
   ASSERT_NO_FATAL_FAILURE(WriteFiles(tmp, 6, &queue, &contents));
   queue[2].path = tmp.Join("missing.metadata");
   RA_ASSERT_OK(test::TruncateFileTo(queue[3].path, 10));
-  for (ReadaheadMode mode : {ReadaheadMode::kFadvise, ReadaheadMode::kUring}) {
-    ByteBudget budget(1 << 20);
-    ReplayStats stats;
-    fs::ReadaheadOptions ro;
-    ro.mode = mode;
-    ro.containers_per_thread = 8;
-    fs::DirReadahead ra(ro, queue, 1, &budget, &stats);
-    for (size_t k = 0; k < queue.size(); k++) {
-      PrefetchedBytes b = ra.Claim(k);
-      // Give the uring I/O thread time to reach the later positions (a
-      // position claimed first is not read ahead at all).
-      if (k == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      if (k == 2) {
-        EXPECT_TRUE(b.empty());
-      }
-      if (k == 3 && !b.empty()) {
-        EXPECT_EQ(10u, b.size);
-      }
-      if (!b.empty() && k != 3) {
-        EXPECT_EQ(contents[k], std::string(reinterpret_cast<const char*>(b.data.get()), b.size));
-      }
-    }
-    EXPECT_GT(stats.readahead_failed.load(), 0u) << fs::ReadaheadModeName(mode);
-  }
+  ByteBudget budget(1 << 20);
+  ReplayStats stats;
+  fs::ReadaheadOptions ro;
+  ro.mode = ReadaheadMode::kFadvise;
+  ro.containers_per_thread = 8;
+  fs::DirReadahead ra(ro, queue, 1, &budget, &stats);
+  for (size_t k = 0; k < queue.size(); k++) ra.Claim(k);
+  EXPECT_EQ(1u, stats.readahead_failed.load());
+  EXPECT_EQ(4u, stats.readahead_files.load());  // 1, 3, 4, 5 (0 is the first wave)
+  EXPECT_EQ(queue[1].bytes + 10 + queue[4].bytes + queue[5].bytes, stats.readahead_bytes.load());
 }
 
-// A tight budget, many threads, uring read-ahead: the open never holds more
-// than the budget (read-ahead buffers and replay buffers together), nothing
-// deadlocks, and the result is the reference.
+// A tight budget, many threads, read-ahead on: the open never holds more
+// than the budget, nothing deadlocks, and the result is the reference.
 TEST(OpenReadaheadBudgetTest, TightBudgetManyThreads) {
   test::TempDir tmp;
   std::vector<std::string> roots;
@@ -454,7 +347,7 @@ TEST(OpenReadaheadBudgetTest, TightBudgetManyThreads) {
   const std::string want = test::DescribeOpen(ref);
   for (uint64_t budget : {metadata / 20, metadata / 5}) {
     for (StrategyChoice choice : {StrategyChoice::kAuto, StrategyChoice::kInMemory}) {
-      fs::BlockManagerOpenOptions o = Options(roots, nullptr, choice, ReadaheadMode::kUring, 16);
+      fs::BlockManagerOpenOptions o = Options(roots, nullptr, choice, ReadaheadMode::kFadvise, 16);
       o.policy.memory_budget_bytes = budget;
       o.policy.budget_wait_ms = 5;
       o.policy.window_bytes = 64 << 10;

@@ -29,15 +29,33 @@ namespace kudu {
 namespace fs {
 namespace {
 
-TEST(BlockMapTest, InsertFindAndSortedIds) {
+// Merges one container's blocks (ids ascending) into `m` the way the open
+// does, and returns what was rejected.
+std::vector<BlockMap::Rejected> Merge(BlockMap* m, uint32_t container,
+                                      const std::vector<LiveBlock>& blocks) {
+  BlockMap::Batch batch;
+  batch.AddSorted(container, blocks.data(), blocks.size());
+  std::vector<BlockMap::Rejected> rejected;
+  m->InsertBatch(&batch, &rejected);
+  EXPECT_EQ(0u, batch.size());
+  return rejected;
+}
+
+TEST(BlockMapTest, MergeFindAndSortedIds) {
   BlockMap m;
   BlockMapEntry e;
-  EXPECT_TRUE(m.Insert(5, BlockMapEntry{1, 4096, 10}, nullptr));
-  EXPECT_TRUE(m.Insert(2, BlockMapEntry{2, 0, 3}, nullptr));
-  EXPECT_FALSE(m.Insert(5, BlockMapEntry{7, 8192, 1}, &e));
-  // The first insert wins and the caller learns who holds it.
+  EXPECT_TRUE(Merge(&m, 1, {{5, {4096, 10}}}).empty());
+  EXPECT_TRUE(Merge(&m, 2, {{2, {0, 3}}}).empty());
+  const std::vector<BlockMap::Rejected> rejected = Merge(&m, 7, {{5, {8192, 1}}});
+  // The first merge wins and the caller learns who holds it.
+  ASSERT_EQ(1u, rejected.size());
+  EXPECT_EQ(5u, rejected[0].id);
+  EXPECT_EQ(1u, rejected[0].held_by);
+  EXPECT_EQ(7u, rejected[0].rejected_from);
+  ASSERT_TRUE(m.Find(5, &e));
   EXPECT_EQ(1u, e.container);
   EXPECT_EQ(4096, e.offset);
+  EXPECT_EQ(10, e.length);
   ASSERT_TRUE(m.Find(2, &e));
   EXPECT_EQ(2u, e.container);
   EXPECT_FALSE(m.Find(3, &e));
@@ -53,12 +71,14 @@ TEST(BlockMapTest, InsertFindAndSortedIds) {
 
 TEST(BlockMapTest, InsertBatchKeepsFirstAndReportsRejected) {
   BlockMap m;
-  ASSERT_TRUE(m.Insert(7, BlockMapEntry{3, 0, 1}, nullptr));
-  BlockMap::Batch batch;
+  ASSERT_TRUE(Merge(&m, 3, {{7, {0, 1}}}).empty());
+  std::vector<LiveBlock> five, six = {{500, {0, 2}}};  // 500: a duplicate inside the batch
   for (uint64_t id = 1; id <= 1000; id++) {
-    batch.Add(id, BlockMapEntry{5, static_cast<int64_t>(id) * 4096, 9});
+    five.push_back(LiveBlock{id, BlockLocation{static_cast<int64_t>(id) * 4096, 9}});
   }
-  batch.Add(500, BlockMapEntry{6, 0, 2});  // duplicate inside the batch
+  BlockMap::Batch batch;
+  batch.AddSorted(5, five.data(), five.size());
+  batch.AddSorted(6, six.data(), six.size());
   EXPECT_EQ(1001u, batch.size());
   std::vector<BlockMap::Rejected> rejected;
   m.InsertBatch(&batch, &rejected);
@@ -89,11 +109,14 @@ TEST(BlockMapTest, ConcurrentBatchesFindEveryDuplicateOnce) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; t++) {
     threads.emplace_back([&, t] {
-      // Every thread inserts every id, in batches of 1000.
+      // Every thread inserts every id, in containers of 1000 blocks, two
+      // containers per batch.
+      std::vector<LiveBlock> blocks;
+      for (uint64_t id = 0; id < kIds; id++) blocks.push_back(LiveBlock{id, BlockLocation{0, 0}});
       BlockMap::Batch batch;
-      for (uint64_t id = 0; id < kIds; id++) {
-        batch.Add(id, BlockMapEntry{static_cast<uint32_t>(t), 0, 0});
-        if (batch.size() == 1000) m.InsertBatch(&batch, &rejected[t]);
+      for (uint64_t i = 0; i < kIds; i += 1000) {
+        batch.AddSorted(static_cast<uint32_t>(t), blocks.data() + i, std::min<uint64_t>(1000, kIds - i));
+        if (batch.size() == 2000) m.InsertBatch(&batch, &rejected[t]);
       }
       m.InsertBatch(&batch, &rejected[t]);
     });
@@ -113,7 +136,7 @@ TEST(BlockMapTest, ConcurrentBatchesFindEveryDuplicateOnce) {
 // added holds the id) and overlap ids already in the map.
 TEST(BlockMapTest, SortedRunsInsertLikeSingleEntries) {
   BlockMap m;
-  ASSERT_TRUE(m.Insert(130, BlockMapEntry{9, 1, 1}, nullptr));
+  ASSERT_TRUE(Merge(&m, 9, {{130, {1, 1}}}).empty());
   std::vector<LiveBlock> a, b;
   for (uint64_t id = 1; id <= 1000; id += 3) a.push_back(LiveBlock{id, BlockLocation{int64_t(id) * 4096, 7}});
   for (uint64_t id = 900; id <= 5000; id++) b.push_back(LiveBlock{id, BlockLocation{int64_t(id), 1}});
@@ -193,24 +216,31 @@ TEST(BlockMapTest, AllocateWhileMergesRun) {
       EXPECT_EQ(b.loc.offset, e.offset);
     }
   }
-  // A single insert into a map reserved but never allocated works too.
+  // A merge into a map reserved but never allocated works too.
   BlockMap lazy;
   lazy.Reserve(1000);
-  EXPECT_TRUE(lazy.Insert(42, BlockMapEntry{1, 2, 3}, nullptr));
+  EXPECT_TRUE(Merge(&lazy, 1, {{42, {2, 3}}}).empty());
   EXPECT_TRUE(lazy.Find(42, nullptr));
 }
 
-TEST(BlockMapTest, ConcurrentInsertsFindEveryDuplicateOnce) {
+TEST(BlockMapTest, ConcurrentSingleBlockMergesFindEveryDuplicateOnce) {
   BlockMap m;
   constexpr int kThreads = 8;
   constexpr uint64_t kIds = 20000;
   std::atomic<uint64_t> inserted{0}, duplicates{0};
   std::vector<std::thread> threads;
-  // Every thread inserts every id: exactly one insert per id succeeds.
+  // Every thread merges every id, one single-block container at a time:
+  // exactly one merge per id inserts it.
   for (int t = 0; t < kThreads; t++) {
     threads.emplace_back([&, t] {
+      BlockMap::Batch batch;
+      std::vector<BlockMap::Rejected> rejected;
       for (uint64_t id = 0; id < kIds; id++) {
-        if (m.Insert(id * 7919, BlockMapEntry{static_cast<uint32_t>(t), 0, 1}, nullptr)) {
+        const LiveBlock block{id * 7919, BlockLocation{0, 1}};
+        batch.AddSorted(static_cast<uint32_t>(t), &block, 1);
+        rejected.clear();
+        m.InsertBatch(&batch, &rejected);
+        if (rejected.empty()) {
           inserted++;
         } else {
           duplicates++;

@@ -180,24 +180,19 @@ TEST_F(FileTest, StatsCountOneSyscallPerReadAndTheBytes) {
   // A zero-length read issues nothing.
   ASSERT_OK(f->Read(5, buf.data(), 0));
   EXPECT_EQ(4u, f->stats().read_syscalls);
-  // ReadV of three buffers is one preadv.
-  std::vector<uint8_t> a(4), b(10), c(3);
-  Slice bufs[] = {Slice(a.data(), a.size()), Slice(b.data(), b.size()), Slice(c.data(), c.size())};
-  ASSERT_OK(f->ReadV(50, bufs, 3));
-  EXPECT_EQ(5u, f->stats().read_syscalls);
-  EXPECT_EQ(120u + data.size() + 17, f->stats().bytes_read);
+  EXPECT_EQ(120u + data.size(), f->stats().bytes_read);
   // Writes are not reads.
   EXPECT_EQ(0u, f->stats().write_syscalls);
 
-  EXPECT_EQ(global_calls + 5, GlobalReadSyscalls());
-  EXPECT_EQ(global_bytes + 120u + data.size() + 17, GlobalBytesRead());
+  EXPECT_EQ(global_calls + 4, GlobalReadSyscalls());
+  EXPECT_EQ(global_bytes + 120u + data.size(), GlobalBytesRead());
 
   // Another file has its own counters.
   auto g = OpenOrDie(path);
   EXPECT_EQ(0u, g->stats().read_syscalls);
   ASSERT_OK(g->Read(0, buf.data(), 1));
   EXPECT_EQ(1u, g->stats().read_syscalls);
-  EXPECT_EQ(5u, f->stats().read_syscalls);
+  EXPECT_EQ(4u, f->stats().read_syscalls);
 }
 
 TEST_F(FileTest, StatsAgreeWithTheKernelsCount) {
@@ -206,25 +201,22 @@ TEST_F(FileTest, StatsAgreeWithTheKernelsCount) {
   std::string path = MakeFile("a.dat", data);
   auto f = OpenOrDie(path);
   std::vector<uint8_t> buf(data.size());
-  std::vector<uint8_t> a(100), b(200);
-  Slice bufs[] = {Slice(a.data(), a.size()), Slice(b.data(), b.size())};
 
   uint64_t k0 = KernelReadSyscalls();
   uint64_t s0 = f->stats().read_syscalls;
   for (int i = 0; i < 50; i++) ASSERT_OK(f->Read(i * 8, buf.data(), 8));
   ASSERT_OK(f->Read(0, buf.data(), data.size()));
   ASSERT_OK(f->ReadRaw(3, buf.data(), 5));
-  ASSERT_OK(f->ReadV(1000, bufs, 2));
   IoFaultInjector::Arm(IoOp::kRead, 1, IoFault::kShortRead);
   ASSERT_OK(f->Read(0, buf.data(), 4096));
   ASSERT_TRUE(IoFaultInjector::Fired());
   IoFaultInjector::Arm(IoOp::kRead, 1, IoFault::kShortRead);
-  ASSERT_OK(f->ReadV(0, bufs, 2));
+  ASSERT_OK(f->ReadRaw(1000, buf.data(), 300));
   ASSERT_TRUE(IoFaultInjector::Fired());
   IoFaultInjector::Disarm();
   uint64_t k1 = KernelReadSyscalls();
   uint64_t layer = f->stats().read_syscalls - s0;
-  EXPECT_EQ(50u + 1 + 1 + 1 + 2 + 2, layer);
+  EXPECT_EQ(50u + 1 + 1 + 2 + 2, layer);
   // k1 - k0 includes the one read of the first sample.
   EXPECT_EQ(layer, k1 - k0 - 1);
 }
@@ -252,40 +244,8 @@ TEST_F(FileTest, ReadPastEndOfFileIsIOErrorNamingFileAndOffset) {
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_TRUE(Contains(s.ToString(), "offset 100")) << s.ToString();
 
-  // ReadV too.
-  Slice bufs[] = {Slice(buf.data(), 50), Slice(buf.data() + 50, 50)};
-  s = f->ReadV(60, bufs, 2);
-  EXPECT_TRUE(s.IsIOError()) << s.ToString();
-  EXPECT_TRUE(Contains(s.ToString(), path)) << s.ToString();
-  EXPECT_TRUE(Contains(s.ToString(), "offset 60")) << s.ToString();
-
   // The last byte is still readable.
   ASSERT_OK(f->Read(99, buf.data(), 1));
-}
-
-TEST_F(FileTest, ReadVFillsEveryBufferInOrder) {
-  std::string data = RandomBytes(8192, 6);
-  std::string path = MakeFile("a.dat", data);
-  auto f = OpenOrDie(path);
-  std::vector<size_t> sizes = {1, 0, 7, 4096, 3, 0, 100};
-  std::vector<std::vector<uint8_t>> store;
-  std::vector<Slice> bufs;
-  size_t total = 0;
-  for (size_t n : sizes) {
-    store.emplace_back(n, 0xEE);
-    total += n;
-  }
-  for (auto& v : store) bufs.emplace_back(v.data(), v.size());
-  ASSERT_OK(f->ReadV(13, bufs.data(), bufs.size()));
-  std::string got;
-  for (auto& v : store) got.append(v.begin(), v.end());
-  EXPECT_EQ(data.substr(13, total), got);
-  EXPECT_EQ(1u, f->stats().read_syscalls);
-  EXPECT_EQ(total, f->stats().bytes_read);
-
-  // No buffers: nothing read.
-  ASSERT_OK(f->ReadV(0, bufs.data(), 0));
-  EXPECT_EQ(1u, f->stats().read_syscalls);
 }
 
 // ---------------------------------------------------------------------------
@@ -314,21 +274,14 @@ TEST_F(FileTest, InjectedEioFailsTheNthReadOnceNamingTheFile) {
   EXPECT_EQ(5u, IoFaultInjector::Count(IoOp::kRead));
 }
 
-TEST_F(FileTest, InjectedEioOnReadVAndReadRaw) {
+TEST_F(FileTest, InjectedEioOnReadRaw) {
   std::string path = MakeFile("victim.dat", RandomBytes(1000, 8));
   auto f = OpenOrDie(path);
-  std::vector<uint8_t> a(10), b(10);
-  Slice bufs[] = {Slice(a.data(), a.size()), Slice(b.data(), b.size())};
+  std::vector<uint8_t> a(10);
   IoFaultInjector::Arm(IoOp::kRead, 1, IoFault::kEIO);
-  Status s = f->ReadV(500, bufs, 2);
+  Status s = f->ReadRaw(7, a.data(), 10);
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_EQ(EIO, s.posix_code());
-  EXPECT_TRUE(Contains(s.ToString(), path)) << s.ToString();
-  EXPECT_TRUE(Contains(s.ToString(), "offset 500")) << s.ToString();
-
-  IoFaultInjector::Arm(IoOp::kRead, 1, IoFault::kEIO);
-  s = f->ReadRaw(7, a.data(), 10);
-  EXPECT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_TRUE(Contains(s.ToString(), path)) << s.ToString();
   EXPECT_TRUE(Contains(s.ToString(), "offset 7")) << s.ToString();
 }
@@ -355,49 +308,6 @@ TEST_F(FileTest, InjectedShortReadIsLoopedOver) {
   EXPECT_EQ(1000u + 10 + 999, f->stats().bytes_read);
 }
 
-TEST_F(FileTest, InjectedShortReadOnReadVIsLoopedOver) {
-  std::string data = RandomBytes(10000, 10);
-  std::string path = MakeFile("a.dat", data);
-  auto f = OpenOrDie(path);
-  std::vector<uint8_t> a(101, 0), b(50, 0), c(7, 0);
-  Slice bufs[] = {Slice(a.data(), a.size()), Slice(b.data(), b.size()), Slice(c.data(), c.size())};
-  IoFaultInjector::Arm(IoOp::kRead, 1, IoFault::kShortRead);
-  ASSERT_OK(f->ReadV(321, bufs, 3));
-  EXPECT_TRUE(IoFaultInjector::Fired());
-  std::string got(a.begin(), a.end());
-  got.append(b.begin(), b.end());
-  got.append(c.begin(), c.end());
-  EXPECT_EQ(data.substr(321, 158), got);
-  EXPECT_EQ(2u, f->stats().read_syscalls);
-  EXPECT_EQ(158u, f->stats().bytes_read);
-}
-
-TEST_F(FileTest, InjectedShortReadOnReadVWithEmptyBuffersIsLoopedOver) {
-  // Empty buffers in front of (and between) the data: a short read must
-  // shorten a buffer that has room, not issue a 0-byte read that looks
-  // like the end of the file.
-  std::string data = RandomBytes(1000, 18);
-  std::string path = MakeFile("a.dat", data);
-  auto f = OpenOrDie(path);
-  for (uint64_t nth : {1, 2, 3}) {
-    std::vector<uint8_t> a(0), b(0), c(20, 0), d(0), e(9, 0);
-    Slice bufs[] = {Slice(a.data(), 0), Slice(b.data(), 0), Slice(c.data(), c.size()),
-                    Slice(d.data(), 0), Slice(e.data(), e.size())};
-    IoFaultInjector::Arm(IoOp::kRead, nth, IoFault::kShortRead);
-    uint64_t before = f->stats().read_syscalls;
-    Status s = f->ReadV(100, bufs, 5);
-    ASSERT_TRUE(s.ok()) << "short read on call " << nth << ": " << s.ToString();
-    std::string got(c.begin(), c.end());
-    got.append(e.begin(), e.end());
-    EXPECT_EQ(data.substr(100, 29), got);
-    if (IoFaultInjector::Fired()) {
-      EXPECT_LE(f->stats().read_syscalls - before, 3u);
-    } else {
-      EXPECT_EQ(1u, f->stats().read_syscalls - before);
-    }
-  }
-}
-
 TEST_F(FileTest, InjectedUnexpectedEofIsAnError) {
   std::string path = MakeFile("a.dat", RandomBytes(1000, 11));
   auto f = OpenOrDie(path);
@@ -409,9 +319,8 @@ TEST_F(FileTest, InjectedUnexpectedEofIsAnError) {
   EXPECT_TRUE(Contains(s.ToString(), path)) << s.ToString();
   EXPECT_TRUE(Contains(s.ToString(), "offset 40")) << s.ToString();
 
-  Slice bufs[] = {Slice(buf.data(), 10), Slice(buf.data() + 10, 10)};
   IoFaultInjector::Arm(IoOp::kRead, 1, IoFault::kUnexpectedEof);
-  s = f->ReadV(40, bufs, 2);
+  s = f->ReadRaw(40, buf.data(), 20);
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_TRUE(Contains(s.ToString(), path)) << s.ToString();
 }

@@ -16,8 +16,8 @@
 // under the License.
 
 // The file-layer pieces of read-ahead: reads served from prefetched bytes
-// (RandomAccessFile::AdoptPrefetched), io_uring reads (UringFileReader),
-// ByteBudget::TryAcquireKeeping, and the read-ahead flags.
+// (RandomAccessFile::AdoptPrefetched), ByteBudget::TryAcquireKeeping, and
+// the read-ahead flags.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -30,7 +30,6 @@
 #include "kudu/util/byte_budget.h"
 #include "kudu/util/file.h"
 #include "kudu/util/io_fault_injector.h"
-#include "kudu/util/uring_file_reader.h"
 #include "util/test_util.h"
 
 namespace kudu {
@@ -177,58 +176,21 @@ TEST(ByteBudgetKeepingTest, TakesOnlyWhatLeavesTheReserveFree) {
   EXPECT_EQ(51u, b.peak());
 }
 
-TEST(UringFileReaderTest, ReadsFilesAndFaults) {
-  if (!UringFileReader::Available()) GTEST_SKIP() << "io_uring not available here";
-  test::TempDir tmp;
-  std::vector<std::string> paths, contents;
-  for (int i = 0; i < 20; i++) {
-    paths.push_back(tmp.Join("f" + std::to_string(i)));
-    contents.push_back(RandomBytes(1000 + 977 * i, i));
-    RF_ASSERT_OK(test::WriteStringToFile(paths.back(), contents.back()));
-  }
-  std::unique_ptr<UringFileReader> r;
-  RF_ASSERT_OK(UringFileReader::Create(8, &r));
-  std::vector<std::string> bufs(paths.size());
-  // A fault on the 3rd and a missing file: an error on Submit, or a failed
-  // completion; every other read completes with the file's bytes.
-  IoFaultInjector::Arm(IoOp::kRead, 3, IoFault::kEIO);
-  size_t next = 0, done = 0, failed = 0;
-  EXPECT_FALSE(r->Submit(tmp.Join("missing"), 0, nullptr, 10, 999).ok());
-  while (done + failed < paths.size()) {
-    while (next < paths.size() && r->pending() < r->capacity()) {
-      bufs[next].assign(contents[next].size(), '\0');
-      RF_ASSERT_OK(r->Submit(paths[next], 0, reinterpret_cast<uint8_t*>(&bufs[next][0]),
-                             bufs[next].size(), next));
-      next++;
-    }
-    UringFileReader::Completion c;
-    ASSERT_TRUE(r->Wait(&c));
-    if (c.result < 0) {
-      EXPECT_EQ(-EIO, c.result);
-      EXPECT_EQ(2u, c.tag);
-      failed++;
-      continue;
-    }
-    EXPECT_EQ(static_cast<int64_t>(contents[c.tag].size()), c.result);
-    EXPECT_EQ(contents[c.tag], bufs[c.tag]) << c.tag;
-    done++;
-  }
-  IoFaultInjector::Disarm();
-  EXPECT_EQ(1u, failed);
-  EXPECT_EQ(0u, r->pending());
-  UringFileReader::Completion c;
-  EXPECT_FALSE(r->Wait(&c));
-}
-
 TEST(ReadaheadFlagsTest, ParseAndBytes) {
   fs::ReadaheadMode m;
   EXPECT_TRUE(fs::ParseReadaheadMode("none", &m).ok());
   EXPECT_EQ(fs::ReadaheadMode::kNone, m);
   EXPECT_TRUE(fs::ParseReadaheadMode("fadvise", &m).ok());
   EXPECT_EQ(fs::ReadaheadMode::kFadvise, m);
-  EXPECT_TRUE(fs::ParseReadaheadMode("uring", &m).ok());
-  EXPECT_EQ(fs::ReadaheadMode::kUring, m);
-  EXPECT_FALSE(fs::ParseReadaheadMode("readahead", &m).ok());
+  // io_uring read-ahead is not a mode: refused with a message naming the
+  // flag, the value and what is accepted.
+  for (const char* bad : {"uring", "io_uring", "readahead", ""}) {
+    Status s = fs::ParseReadaheadMode(bad, &m);
+    EXPECT_TRUE(s.IsInvalidArgument()) << bad << ": " << s.ToString();
+    EXPECT_NE(std::string::npos, s.ToString().find("--log_container_metadata_replay_readahead"));
+    EXPECT_NE(std::string::npos, s.ToString().find("none or fadvise, got '" + std::string(bad) + "'"))
+        << s.ToString();
+  }
   // Whole files up to the threshold; above it, the header plus one window.
   EXPECT_EQ(1000u, fs::ReadaheadBytesFor(1000, 0, 1000, 64));
   EXPECT_EQ(1064u, fs::ReadaheadBytesFor(1064, 64, 1000, 64));

@@ -31,6 +31,7 @@
 #include <memory>
 #include <string>
 
+#include "kudu/tools/page_cache.h"
 #include "kudu/util/file.h"
 #include "kudu/util/io_fault_injector.h"
 #include "util/test_macros.h"
@@ -75,7 +76,7 @@ class WholeFileReadTest : public ::testing::Test {
     if (!WritableFile::Open(path, CreateMode::kTruncate, WriteEncryption(), &w).ok()) return false;
     if (!w->Append(Slice(contents)).ok() || !w->Sync().ok() || !w->Close().ok()) return false;
     auto f = Open(path);
-    f->DropCache();
+    tools::DropFromPageCache(*f);
     return f->CachedBytesQuick() >= 0 && static_cast<uint64_t>(f->CachedBytesQuick()) < f->size();
   }
 

@@ -104,10 +104,9 @@ void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* contai
     const size_t k = work->cursor.fetch_add(1);
     if (k >= work->queue.size()) break;
     const uint32_t index = work->queue[k];
-    PrefetchedBytes prefetched =
-        work->readahead != nullptr ? work->readahead->Claim(k) : PrefetchedBytes();
+    if (work->readahead != nullptr) work->readahead->Claim(k);
     merge.Queue(index, LoadContainer(&(*containers)[index], shared->key, shared->rules,
-                                     &replayer, std::move(prefetched)));
+                                     &replayer, PrefetchedBytes()));
     shared->progress->ContainerDone();
   }
   merge.Finish(final_merges);
@@ -197,8 +196,8 @@ ReadaheadMode ReplayAllDirs(SharedOpenState* shared, std::vector<ContainerInfo>*
             << ")";
   shared->progress->Run(replay_threads);
   for (auto& p : pools) p->Wait();
-  // Every position was claimed: the read-aheads end (uring: their I/O
-  // threads exit) here, before the budget and stats they use go away.
+  // Every position was claimed: the read-aheads end here, before the budget
+  // and stats they use go away.
   dirs.clear();
   return ran;
 }

@@ -27,16 +27,6 @@ static_assert((BlockMap::kNumShards & (BlockMap::kNumShards - 1)) == 0 &&
                   (BlockMap::kShardStretch & (BlockMap::kShardStretch - 1)) == 0,
               "ShardOf divides and takes a remainder: shifts and masks");
 
-bool BlockMap::Insert(uint64_t id, const BlockMapEntry& entry, BlockMapEntry* existing) {
-  Shard& s = shards_[ShardOf(id)];
-  std::lock_guard<std::mutex> l(s.mu);
-  if (s.map.capacity() == 0) s.map.Reserve(reserved_per_shard_);
-  bool inserted;
-  const BlockMapEntry* held = s.map.Insert(id, BlockIdTable::RunHash(id), entry, &inserted);
-  if (!inserted && existing != nullptr) *existing = *held;
-  return inserted;
-}
-
 void BlockMap::Batch::AddSorted(uint32_t container, const LiveBlock* blocks, size_t n) {
   size_t i = 0;
   while (i < n) {
@@ -67,28 +57,13 @@ void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
 }
 
 void BlockMap::InsertBatchShard(Batch* batch, int s, std::vector<Rejected>* rejected) {
-  // Prefetch a few entries ahead: runs of ids share cache lines, but a new
-  // run's slots are a miss in a large map, and the misses overlap when
-  // their addresses are known early.
-  constexpr size_t kAhead = 8;
   if (batch->shard_sizes_[s] == 0) return;
-  std::vector<Item>& items = batch->items_[s];
   std::vector<Batch::Run>& runs = batch->runs_[s];
   Shard& shard = shards_[s];
   {
     std::lock_guard<std::mutex> l(shard.mu);
     // Grown once for the whole batch, not step by step inside the loop.
     shard.map.Reserve(std::max(reserved_per_shard_, shard.map.size() + batch->shard_sizes_[s]));
-    const size_t n = items.size();
-    for (size_t i = 0; i < n && i < kAhead; i++) {
-      shard.map.Prefetch(items[i].id, BlockIdTable::RunHash(items[i].id));
-    }
-    for (size_t i = 0; i < n; i++) {
-      if (i + kAhead < n) {
-        shard.map.Prefetch(items[i + kAhead].id, BlockIdTable::RunHash(items[i + kAhead].id));
-      }
-      InsertLocked(&shard, items[i].id, items[i].entry, rejected);
-    }
     // A run's ids are consecutive stretches: one prefetch per table run
     // (kRun consecutive ids share their slots' cache lines) covers it.
     // The next run's table lines and first blocks are prefetched before
@@ -118,7 +93,6 @@ void BlockMap::InsertBatchShard(Batch* batch, int s, std::vector<Rejected>* reje
       }
     }
   }
-  items.clear();
   runs.clear();
   batch->shard_sizes_[s] = 0;
 }

@@ -51,24 +51,11 @@ class BlockMap {
   BlockMap(const BlockMap&) = delete;
   BlockMap& operator=(const BlockMap&) = delete;
 
-  // Inserts `id` unless it is already present. When it is, nothing changes
-  // and `*existing` (if not null) receives the entry that holds it. Thread-safe.
-  bool Insert(uint64_t id, const BlockMapEntry& entry, BlockMapEntry* existing);
-  struct Item {
-    uint64_t id;
-    BlockMapEntry entry;
-  };
   // Entries waiting to be inserted, grouped by shard as they are added, so
   // that inserting them takes each shard's lock once. Not thread-safe (one
   // per replay thread); keeps its capacity.
   class Batch {
    public:
-    // One entry, copied into the batch.
-    void Add(uint64_t id, const BlockMapEntry& entry) {
-      const int s = ShardOf(id);
-      items_[s].push_back(Item{id, entry});
-      shard_sizes_[s]++;
-    }
     // Every block of `blocks[0, n)`, held by `container`, ids strictly
     // ascending. Not copied: the batch keeps only where each shard's runs
     // start, so the array must stay as it is until the batch is inserted.
@@ -86,7 +73,6 @@ class BlockMap {
       uint32_t count;
       uint32_t container;
     };
-    std::vector<Item> items_[kNumShards];
     std::vector<Run> runs_[kNumShards];
     // Per shard only: different threads may insert different shards of
     // one batch at the same time (InsertBatchShard).
@@ -99,10 +85,9 @@ class BlockMap {
   };
   // Inserts every entry of `*batch`, taking each shard's lock once (the open
   // merges each replay thread's containers in batches) and leaves the batch
-  // empty. An id already present (in the map, or earlier in the batch: what
-  // Add added counts as earlier than what AddSorted added, otherwise the
-  // order of adding) is left as it is and reported in `*rejected` with the
-  // container that holds it. Thread-safe.
+  // empty. An id already present (in the map, or earlier in the batch, in
+  // the order of adding) is left as it is and reported in `*rejected` with
+  // the container that holds it. Thread-safe.
   void InsertBatch(Batch* batch, std::vector<Rejected>* rejected);
   // The same for one shard of `*batch` (which it leaves empty): threads may
   // insert different shards of one batch concurrently. Thread-safe.

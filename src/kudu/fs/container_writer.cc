@@ -392,7 +392,7 @@ Status LogWritableBlockManager::CommitCreates(LogBlockContainerWriter* c,
   RETURN_NOT_OK(c->AppendRecords(recs));
   if (opts_.sync) RETURN_NOT_OK(c->SyncMetadata());
   for (const BlockRecordPB& r : *pending) {
-    live_[BlockId(r.block_id().id())] = LiveBlock{c, r.offset(), r.length()};
+    live_[BlockId(r.block_id().id())] = WrittenBlock{c, r.offset(), r.length()};
   }
   blocks_created_ += pending->size();
   pending->clear();
@@ -466,7 +466,7 @@ Status LogWritableBlockManager::DeleteBlocks(const std::vector<BlockId>& ids) {
     Status punch;
     for (const BlockRecordPB& r : recs) {
       const BlockId id(r.block_id().id());
-      const LiveBlock b = live_[id];
+      const WrittenBlock b = live_[id];
       live_.erase(id);
       blocks_deleted_++;
       Status s = c->PunchHole(b.offset, b.length);

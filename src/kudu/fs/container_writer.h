@@ -224,7 +224,9 @@ class LogBlockContainerWriter {
 // these per container, and generation is single-threaded.
 class LogWritableBlockManager {
  public:
-  struct LiveBlock {
+  // A live block this manager wrote: its container and where its bytes are
+  // in that container's data file.
+  struct WrittenBlock {
     LogBlockContainerWriter* container;
     int64_t offset;
     int64_t length;
@@ -260,7 +262,7 @@ class LogWritableBlockManager {
   // live set. The manager is not usable afterwards.
   void AbandonUnfinished();
 
-  const absl::flat_hash_map<BlockId, LiveBlock>& live_blocks() const { return live_; }
+  const absl::flat_hash_map<BlockId, WrittenBlock>& live_blocks() const { return live_; }
   const std::vector<std::unique_ptr<LogBlockContainerWriter>>& containers() const {
     return containers_;
   }
@@ -295,7 +297,7 @@ class LogWritableBlockManager {
 
   std::vector<std::unique_ptr<LogBlockContainerWriter>> containers_;
   LogBlockContainerWriter* current_ = nullptr;
-  absl::flat_hash_map<BlockId, LiveBlock> live_;
+  absl::flat_hash_map<BlockId, WrittenBlock> live_;
 
   std::list<LogBlockContainerWriter*> open_lru_;  // most recent first
   absl::flat_hash_map<LogBlockContainerWriter*, std::list<LogBlockContainerWriter*>::iterator>

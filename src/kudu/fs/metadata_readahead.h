@@ -33,46 +33,36 @@
 //            the page cache and goes on; the replay later reads them as usual
 //            (from the page cache, with the same system calls). Holds no
 //            memory of ours, so no budget.
-//   uring    a per-dir I/O thread reads the covered files with io_uring
-//            (UringFileReader) into buffers, each paid for by a grant taken
-//            with ByteBudget::TryAcquireKeeping (never waiting, and leaving
-//            half the budget to the replays; a file that does not fit is not
-//            read ahead). Claim(k) hands position k's bytes, with their
-//            grant, to the replay, which gives them to the file
-//            (RandomAccessFile::AdoptPrefetched): its reads are served from
-//            them, still one read each for the fault injector.
 //   none     nothing.
 //
+// Reading ahead into buffers of our own (io_uring) is slower than fadvise
+// on the cold benchmarks (docs/benchmarks.md): its bytes are copied twice, it needs an I/O thread per dir, and its buffers take budget from
+// the replays, while fadvise lets the replay's own pread wait on the page.
+//
 // Read-ahead never changes what a replay reads or decides: it only changes
-// where the bytes come from. A read-ahead that fails or is skipped leaves the
-// file to be read normally.
+// how early the bytes reach the page cache. A read-ahead that fails is left
+// to the replay, which reads the file normally.
 #pragma once
 
 #include <gflags/gflags_declare.h>
 
-#include <condition_variable>
 #include <cstdint>
-#include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "kudu/fs/replay_stats.h"
 #include "kudu/util/byte_budget.h"
-#include "kudu/util/file.h"
 #include "kudu/util/status.h"
 
 DECLARE_string(log_container_metadata_replay_readahead);
 DECLARE_uint32(log_container_metadata_replay_readahead_containers);
 
 namespace kudu {
-
-class UringFileReader;
-
 namespace fs {
 
-enum class ReadaheadMode { kNone, kFadvise, kUring };
+enum class ReadaheadMode { kNone, kFadvise };
+// "none" or "fadvise"; anything else is InvalidArgument naming the flag.
 Status ParseReadaheadMode(const std::string& name, ReadaheadMode* mode);
 const char* ReadaheadModeName(ReadaheadMode mode);
 
@@ -101,69 +91,39 @@ class DirReadahead {
   };
 
   // `queue`: the dir's metadata files in the order the replay threads claim
-  // them. `budget` pays for uring buffers (must outlive this); `stats` may
-  // be null. uring falls back to fadvise (logged once) when io_uring cannot
-  // be used here.
+  // them. `budget` (may be null) bounds the bytes read ahead; `stats` may be
+  // null.
   DirReadahead(const ReadaheadOptions& opts, std::vector<Entry> queue, int threads,
                ByteBudget* budget, ReplayStats* stats);
-  // Waits for the reads in flight and frees what no replay took.
-  ~DirReadahead();
   DirReadahead(const DirReadahead&) = delete;
   DirReadahead& operator=(const DirReadahead&) = delete;
 
   ReadaheadMode mode() const { return mode_; }
 
   // Called by the replay thread that claimed position `k`, before it opens
-  // that file: read-ahead moves on past k. Returns the bytes read ahead for
-  // k (uring; waits for them if their read is in flight), or nothing.
-  PrefetchedBytes Claim(size_t k);
+  // that file: read-ahead moves on past k. Thread-safe.
+  void Claim(size_t k);
 
  private:
-  enum class SlotState { kIdle, kInFlight, kReady, kTaken, kSkipped };
-  struct Slot {
-    SlotState state = SlotState::kIdle;
-    PrefetchedBytes bytes;
-    // The claimer waiting for this slot's read, if any: woken alone.
-    std::condition_variable* waiter = nullptr;
-  };
-
   // The first position past `k` that is not to be read ahead yet: at most
   // window_ positions after k, and at most max_bytes_ahead_ bytes read ahead
   // (counted from the first position read ahead at all).
   size_t HorizonAfter(size_t k) const;
   void FadviseUpTo(size_t k);
-  void IoLoop();
-  void Complete(uint64_t tag, int64_t result);
 
-  ReadaheadMode mode_;
+  const ReadaheadMode mode_;
   const std::vector<Entry> queue_;
   std::vector<uint64_t> prefix_;  // prefix_[i]: bytes of entries [0, i)
   const size_t window_;
-  uint64_t max_bytes_ahead_;
+  const uint64_t max_bytes_ahead_;
   // Positions below this one are claimed by the pool's first wave.
   size_t first_ahead_ = 0;
-  ByteBudget* const budget_;
   ReplayStats* const stats_;
 
-  // fadvise: every position before this one was advised (or is claimed by
-  // the first wave).
-  std::mutex fadvise_mu_;
-  size_t advised_ = 0;
-
-  // uring.
-  std::unique_ptr<UringFileReader> reader_;
+  // Every position before this one was advised (or is claimed by the first
+  // wave).
   std::mutex mu_;
-  // The I/O thread waits on work_cv_ for the horizon to move (io_idle_ set);
-  // a claimer waits for its slot's read on its own condition variable
-  // (Slot::waiter). Each is signalled only when someone waits on it, and
-  // alone: one wakeup per event, not a broadcast per claim and completion.
-  std::condition_variable work_cv_;
-  bool io_idle_ = false;
-  std::vector<Slot> slots_;
-  size_t claimed_ = 0;      // one past the highest claimed position
-  size_t next_submit_ = 0;  // positions before it were submitted or passed over
-  bool stop_ = false;
-  std::thread io_thread_;
+  size_t advised_ = 0;
 };
 
 }  // namespace fs

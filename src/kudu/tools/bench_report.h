@@ -60,7 +60,8 @@ struct BenchReport {
   std::vector<TargetResult> results;
 };
 
-// A target of issue 5, evaluated on the workloads present.
+// A performance target of the bench (a goal for one figure of one workload
+// or group), evaluated on the workloads present.
 struct TargetCheck {
   std::string name;
   std::string description;

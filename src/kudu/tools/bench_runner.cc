@@ -17,12 +17,9 @@
 
 #include "kudu/tools/bench_runner.h"
 
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <cerrno>
 
 #include <algorithm>
 #include <atomic>
@@ -33,6 +30,7 @@
 #include <set>
 
 #include "kudu/fs/container_writer.h"
+#include "kudu/tools/page_cache.h"
 #include "kudu/util/crc32c.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
@@ -107,38 +105,20 @@ int64_t CachedBytesOf(const std::vector<MetadataFileRef>& files) {
   for (const MetadataFileRef& f : files) {
     std::unique_ptr<RandomAccessFile> file;
     if (!RandomAccessFile::Open(f.path, nullptr, &file).ok()) return -1;
-    const int64_t c = file->CachedBytes();
+    const int64_t c = PageCacheResidentBytes(*file);
     if (c < 0) return -1;
     total += c;
   }
   return total;
 }
 
-// sync(), then "3" to /proc/sys/vm/drop_caches. An error when it cannot be
-// written.
-Status DropSystemCaches() {
-  ::sync();
-  const char* path = "/proc/sys/vm/drop_caches";
-  int fd = ::open(path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno(path, errno);
-  ssize_t r;
-  do {
-    r = ::write(fd, "3", 1);
-  } while (r < 0 && errno == EINTR);
-  const int err = errno;
-  ::close(fd);
-  if (r != 1) return Status::FromErrno(std::string("write 3 to ") + path, err);
-  return Status::OK();
-}
-
 // What a server process has cached long before it opens its block
 // manager, dropped by drop_caches with everything else. glibc stats the time
 // zone file (/etc/localtime, a symlink into /usr/share/zoneinfo) for every
 // log timestamp, so the open's first log line would otherwise wait for
-// several dependent disk reads queued behind the metadata reads (measured:
-// the open's thread's "Opening ..." line took 6-7 ms of a 8-9 ms cold open
-// and ended after the replay threads in 30 of 42 runs). A server after a
-// reboot has read the file for the first line it logged at startup.
+// several dependent disk reads queued behind the metadata reads, a large
+// part of a cold open of a small state (docs/benchmarks.md). A server after
+// a reboot has read the file for the first line it logged at startup.
 void RereadProcessFiles() { ::tzset(); }
 
 // posix_fadvise(DONTNEED) on every file of the data/ dirs holding `files`.
@@ -152,7 +132,7 @@ Status EvictFiles(const std::vector<MetadataFileRef>& files) {
     for (const std::string& n : names) {
       std::unique_ptr<RandomAccessFile> file;
       if (!RandomAccessFile::Open(env::JoinPath(dir, n), nullptr, &file).ok()) continue;
-      file->DropCache();
+      DropFromPageCache(*file);
     }
   }
   return Status::OK();
@@ -504,7 +484,7 @@ Status ApplyBenchReadahead(const std::string& spec, std::vector<BenchVariant>* v
     Status s = fs::ParseReadaheadMode(item, &m);
     if (!s.ok()) {
       return Status::InvalidArgument("--bench_readahead: unknown read-ahead mode '" + item +
-                                     "' (known: none, fadvise, uring)");
+                                     "' (known: none, fadvise)");
     }
     if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
   }

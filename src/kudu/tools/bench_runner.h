@@ -136,7 +136,7 @@ struct BenchVariant {
 Status ParseBenchVariants(const std::string& spec, bool windowed_available,
                           std::vector<BenchVariant>* out);
 // --bench_readahead: a comma-separated list of read-ahead modes (none,
-// fadvise, uring); each open variant of `variants` is replaced by one per
+// fadvise); each open variant of `variants` is replaced by one per
 // mode, named "<strategy>/<mode>", side by side in the same repetitions.
 // Empty: unchanged (every open uses the flags' read-ahead).
 Status ApplyBenchReadahead(const std::string& spec, std::vector<BenchVariant>* variants);

@@ -87,7 +87,7 @@ DEFINE_string(bench_cache_mode, "warm",
               "posix_fadvise(DONTNEED) on every file of the state; checked with mincore; the "
               "report says which). Cold runs also measure the disk floor, seq-floor");
 DEFINE_string(bench_readahead, "",
-              "bench: comma-separated read-ahead modes (none, fadvise, uring) to open every "
+              "bench: comma-separated read-ahead modes (none, fadvise) to open every "
               "state with, side by side in the same repetitions (variants named "
               "'<strategy>/<mode>'); empty: every open uses "
               "--log_container_metadata_replay_readahead");

@@ -18,17 +18,14 @@
 #include "kudu/util/file.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <vector>
 
 #include "kudu/util/io_fault_injector.h"
 #include "kudu/util/zero_rule.h"
@@ -179,69 +176,6 @@ Status RandomAccessFile::Read(uint64_t offset, uint8_t* buf, size_t n) {
   return Status::OK();
 }
 
-Status RandomAccessFile::ReadV(uint64_t offset, const Slice* bufs, size_t nbufs) {
-  std::vector<struct iovec> iov(nbufs);
-  size_t total = 0;
-  for (size_t i = 0; i < nbufs; i++) {
-    iov[i].iov_base = bufs[i].mutable_data();
-    iov[i].iov_len = bufs[i].size();
-    total += bufs[i].size();
-  }
-  uint64_t pos = offset;
-  size_t done = 0;
-  size_t first = 0;  // first iovec not yet filled
-  while (done < total) {
-    // Skip empty buffers: a short read must shorten one that has room (a
-    // 0-byte pread would look like the end of the file). One remains, as
-    // done < total.
-    while (iov[first].iov_len == 0) first++;
-    IoFault fault = IoFaultInjector::OnCall(IoOp::kRead, filename_);
-    ssize_t r;
-    if (fault == IoFault::kEIO) {
-      errno = EIO;
-      r = -1;
-    } else if (fault == IoFault::kUnexpectedEof) {
-      r = 0;
-    } else if (fault == IoFault::kShortRead) {
-      size_t len = iov[first].iov_len > 1 ? iov[first].iov_len / 2 : iov[first].iov_len;
-      r = ::pread(fd_, iov[first].iov_base, len, static_cast<off_t>(pos));
-    } else {
-      r = ::preadv(fd_, &iov[first], static_cast<int>(nbufs - first), static_cast<off_t>(pos));
-    }
-    CountReadSyscall();
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return Status::FromErrno(OffsetContext(filename_, "read", offset, total), errno);
-    }
-    if (r == 0) {
-      return EndedEarly(offset, total, done);
-    }
-    CountBytesRead(static_cast<size_t>(r));
-    done += r;
-    pos += r;
-    // Advance past the iovecs this call filled; trim a partly filled one.
-    size_t adv = static_cast<size_t>(r);
-    while (adv > 0 && adv >= iov[first].iov_len) {
-      adv -= iov[first].iov_len;
-      first++;
-    }
-    if (adv > 0) {
-      iov[first].iov_base = static_cast<uint8_t*>(iov[first].iov_base) + adv;
-      iov[first].iov_len -= adv;
-    }
-  }
-  if (cipher_) {
-    uint64_t off = offset;
-    for (size_t i = 0; i < nbufs; i++) {
-      RETURN_NOT_OK_PREPEND(
-          DecryptReadInPlace(cipher_.get(), off, bufs[i].mutable_data(), bufs[i].size()),
-          filename_);
-      off += bufs[i].size();
-    }
-  }
-  return Status::OK();
-}
-
 void RandomAccessFile::Prefetch(uint64_t offset, uint64_t len) {
   // The kernel caps one WILLNEED at the device's readahead window
   // (force_page_cache_ra: max(read_ahead_kb, max_sectors_kb)): a single
@@ -325,24 +259,6 @@ Status RandomAccessFile::ReadRawDirect(uint8_t* buf, size_t n, bool* direct) {
 }
 
 void RandomAccessFile::AdoptPrefetched(PrefetchedBytes bytes) { prefetched_ = std::move(bytes); }
-
-void RandomAccessFile::DropCache() { ::posix_fadvise(fd_, 0, 0, POSIX_FADV_DONTNEED); }
-
-int64_t RandomAccessFile::CachedBytes() const {
-  if (size_ == 0) return 0;
-  const long page = ::sysconf(_SC_PAGESIZE);
-  void* map = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
-  if (map == MAP_FAILED) return -1;
-  std::vector<unsigned char> vec((size_ + page - 1) / page);
-  int64_t cached = -1;
-  if (::mincore(map, size_, vec.data()) == 0) {
-    cached = 0;
-    for (unsigned char v : vec) cached += (v & 1) ? page : 0;
-    cached = std::min<int64_t>(cached, static_cast<int64_t>(size_));
-  }
-  ::munmap(map, size_);
-  return cached;
-}
 
 // ---------------------------------------------------------------------------
 

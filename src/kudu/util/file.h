@@ -47,9 +47,8 @@ struct FileIoStats {
   uint64_t direct_reads = 0;
 };
 
-// Bytes of a file read ahead of time into memory (by UringFileReader, for
-// metadata read-ahead), with the memory-budget grant that pays for them:
-// the grant is released when the bytes are freed.
+// Bytes of a file read ahead of time into memory, with the memory-budget
+// grant that pays for them: the grant is released when the bytes are freed.
 struct PrefetchedBytes {
   std::unique_ptr<uint8_t[]> data;
   uint64_t offset = 0;  // raw file offset of data[0]
@@ -80,9 +79,6 @@ class RandomAccessFile {
   // read under the all-zero rule. Fails with IOError naming the file and
   // offset if the file ends first.
   Status Read(uint64_t offset, uint8_t* buf, size_t n);
-  // One preadv() filling every buffer in order; each buffer is decrypted as
-  // its own read, as Kudu's ReadV does.
-  Status ReadV(uint64_t offset, const Slice* bufs, size_t nbufs);
   // The bytes as on disk (ciphertext for an encrypted file).
   Status ReadRaw(uint64_t offset, uint8_t* buf, size_t n);
 
@@ -93,15 +89,9 @@ class RandomAccessFile {
   // longer ranges are advised in chunks of kPrefetchChunkBytes.
   void Prefetch(uint64_t offset, uint64_t len);
   static constexpr uint64_t kPrefetchChunkBytes = 128 << 10;  // the kernel's default window
-  // Asks the kernel to drop the file's cached pages (cold-start benchmarks).
-  // Only clean pages go: sync first.
-  void DropCache();
-  // Bytes of the file in the page cache now (mincore on a mapping; not a
-  // read), or -1 if that cannot be learned. For cold-start benchmarks.
-  int64_t CachedBytes() const;
-  // The same from one cachestat(2) call (Linux >= 6.5; not a read, no
-  // mapping): cheap enough to ask before every large read. -1 where the
-  // kernel does not have it.
+  // Bytes of the file in the page cache now, from one cachestat(2) call
+  // (Linux >= 6.5; not a read, no mapping): cheap enough to ask before every
+  // large read. -1 where the kernel does not have it.
   int64_t CachedBytesQuick() const;
 
   // Reads raw [0, n) (n <= size()) past the page cache: O_DIRECT, on a
@@ -123,8 +113,8 @@ class RandomAccessFile {
   // From now on, reads (Read, ReadRaw) of bytes inside `bytes` are served from
   // memory: each is still one read for the fault injector (a fault applies
   // exactly as to a pread) and is counted in stats().prefetched_reads, not
-  // read_syscalls. Bytes outside the range are read from the file. ReadV
-  // always reads from the file. Replaces earlier prefetched bytes.
+  // read_syscalls. Bytes outside the range are read from the file. Replaces
+  // earlier prefetched bytes.
   void AdoptPrefetched(PrefetchedBytes bytes);
   // Frees the prefetched bytes (and their budget grant) now.
   void DropPrefetched() { prefetched_ = PrefetchedBytes(); }
