@@ -637,7 +637,8 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
       std::atomic<size_t>* cursor = cursors.back().get();
       for (int t = 0; t < threads; t++) {
         pools.back()->Submit([&opts, &shared, &containers, &final_merges, work, cursor, total, ra] {
-          ContainerReplayer replayer(opts.policy, &shared.budget, &shared.stats);
+          ContainerReplayer replayer(opts.policy, &shared.budget, &shared.stats,
+                                     opts.strategy_factory);
           MergeBuffer merge;
           while (true) {
             const size_t k = cursor->fetch_add(1);
