@@ -19,6 +19,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <openssl/evp.h>
 
 #include <cstring>
 #include <memory>
@@ -38,6 +39,15 @@ namespace tools {
 const char kUpstream2026Name[] = "upstream2026";
 
 namespace {
+
+const EVP_CIPHER* CtrCipherFor(CipherAlgorithm alg) {
+  switch (alg) {
+    case CipherAlgorithm::kAes128Ctr: return EVP_aes_128_ctr();
+    case CipherAlgorithm::kAes192Ctr: return EVP_aes_192_ctr();
+    case CipherAlgorithm::kAes256Ctr: return EVP_aes_256_ctr();
+  }
+  return nullptr;
+}
 
 // One read's buffer as upstream's faststring holds it: this many bytes
 // inline, a heap allocation of the exact size above.
@@ -93,15 +103,34 @@ class UpstreamMemorySource {
   Slice last_read() const { return last_; }
 
  private:
-  // Upstream's DoDecryptV: a cipher context made and keyed for this one
-  // read, all-zero ciphertext left as it is.
+  // Upstream's DoDecryptV for one read: a cipher context created, keyed
+  // and freed for this read alone; all-zero ciphertext left as it is.
   Status DecryptOnItsOwn(uint64_t offset, uint8_t* buf, size_t n) {
     if (IsAllZero(buf, n)) return Status::OK();
     const FileCipher* file_cipher = file_->cipher();
-    std::unique_ptr<FileCipher> cipher;
-    RETURN_NOT_OK_PREPEND(FileCipher::Create(file_cipher->algorithm(), file_cipher->key(), &cipher),
-                          filename() + ": offset " + std::to_string(offset));
-    return cipher->Crypt(offset, buf, buf, n);
+    uint8_t iv[16] = {0};
+    const uint64_t block = offset / 16;
+    for (int i = 0; i < 8; i++) iv[15 - i] = static_cast<uint8_t>(block >> (8 * i));
+    std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)> ctx(EVP_CIPHER_CTX_new(),
+                                                                       &EVP_CIPHER_CTX_free);
+    const auto* key = reinterpret_cast<const uint8_t*>(file_cipher->key().data());
+    int outl = 0;
+    bool ok = ctx != nullptr &&
+              EVP_DecryptInit_ex(ctx.get(), CtrCipherFor(file_cipher->algorithm()), nullptr, key,
+                                 iv) == 1 &&
+              EVP_CIPHER_CTX_set_padding(ctx.get(), 0) == 1;
+    const int skip = static_cast<int>(offset % 16);
+    if (ok && skip != 0) {
+      // Enter the keystream mid-block, as upstream does.
+      uint8_t scratch[16] = {0};
+      ok = EVP_DecryptUpdate(ctx.get(), scratch, &outl, scratch, skip) == 1;
+    }
+    ok = ok && EVP_DecryptUpdate(ctx.get(), buf, &outl, buf, static_cast<int>(n)) == 1;
+    if (!ok) {
+      return Status::IOError(filename() + ": offset " + std::to_string(offset) +
+                             ": AES-CTR decryption of a " + std::to_string(n) + "-byte read failed");
+    }
+    return Status::OK();
   }
 
   RandomAccessFile* const file_;
