@@ -16,7 +16,7 @@
 // under the License.
 
 // upstream2026: a bench-only emulation of upstream Apache Kudu's in-memory
-// metadata replay (KUDU-3778 plain, KUDU-3779 encrypted), so that `kudu fs
+// metadata replay (2026: plain files, then encrypted ones), so that `kudu fs
 // bench` can measure it beside Streaming and this project's strategies in
 // the same run, on the same files, through the same open. It is our own
 // code, written from upstream's fs/log_block_manager.cc
