@@ -98,7 +98,8 @@ struct DirWork {
 // the final merges until every thread has finished.
 void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* containers,
                      DirWork* work, FinalMerges* final_merges) {
-  ContainerReplayer replayer(shared->opts.policy, &shared->budget, &shared->stats);
+  ContainerReplayer replayer(shared->opts.policy, &shared->budget, &shared->stats,
+                             shared->opts.strategy_factory);
   ThreadMerge merge(shared->map.get(), &shared->conflicts);
   while (true) {
     const size_t k = work->cursor.fetch_add(1);

@@ -56,6 +56,7 @@
 #include "kudu/fs/block_map.h"
 #include "kudu/fs/container_info.h"
 #include "kudu/fs/container_listing.h"
+#include "kudu/fs/container_replayer.h"
 #include "kudu/fs/metadata_readahead.h"
 #include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/fs/prepare_data_dirs.h"
@@ -95,6 +96,9 @@ struct BlockManagerOpenOptions {
   uint64_t progress_every = 200;
   // Repair what can be repaired after the open (see repair.h).
   bool repair = false;
+  // Makes each replay thread's strategies; empty: NewReplayStrategy. `kudu
+  // fs bench` sets it to measure other readers inside the same open.
+  ContainerReplayer::StrategyFactory strategy_factory;
 };
 
 // Replay statistics of one open: the shared ReplayStats' counters as the

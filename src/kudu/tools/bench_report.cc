@@ -28,6 +28,8 @@
 #include <sstream>
 #include <thread>
 
+#include "kudu/tools/bench_upstream2026.h"
+
 namespace kudu {
 namespace tools {
 namespace {
@@ -326,6 +328,7 @@ std::vector<TargetCheck> EvaluateTargets(const BenchReport& r) {
     add(c);
   }
   AddWindowedAndColdOpenTargets(r, &out);
+  AddUpstream2026Targets(r, &out);
   return out;
 }
 
@@ -440,6 +443,7 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
       strategies.push_back(s);
     }
     w["strategies"] = strategies;
+    AddUpstream2026Json(r, t, &w);
     workloads.push_back(w);
   }
   j["workloads"] = workloads;
@@ -594,6 +598,7 @@ std::string BenchReportText(const BenchReport& r) {
       << Pad(i ? Fmt("%.2f", FiguresOf(t, *i).floor_ratio) : "-", 10) << "\n";
   }
 
+  Upstream2026Text(r, o);
   ColdStartText(r, o);
 
   std::vector<TargetCheck> targets = EvaluateTargets(r);

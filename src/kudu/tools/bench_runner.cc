@@ -30,6 +30,7 @@
 #include <set>
 
 #include "kudu/fs/container_writer.h"
+#include "kudu/tools/bench_upstream2026.h"
 #include "kudu/tools/page_cache.h"
 #include "kudu/util/crc32c.h"
 #include "kudu/util/env.h"
@@ -446,21 +447,27 @@ Status ParseBenchVariants(const std::string& spec, bool windowed_available,
     v.name = name;
     if (name == "all") {
       seen.erase("all");
-      for (const char* n : {"streaming", "inmemory", "auto", "windowed"}) {
+      for (const char* n : {"streaming", "inmemory", "auto", "windowed", "upstream2026"}) {
         if (std::string(n) == "windowed" && !windowed_available) continue;
         if (!seen.insert(n).second) continue;
         BenchVariant a;
-        a.name = n;
-        Status s = ParseStrategyChoice(n, &a.choice);
-        if (!s.ok()) return s;
+        if (!Upstream2026Variant(n, &a)) {
+          a.name = n;
+          Status s = ParseStrategyChoice(n, &a.choice);
+          if (!s.ok()) return s;
+        }
         out->push_back(a);
       }
+      continue;
+    }
+    if (Upstream2026Variant(name, &v)) {
+      out->push_back(v);
       continue;
     }
     Status s = ParseStrategyChoice(name, &v.choice);
     if (!s.ok()) {
       return Status::InvalidArgument("--bench_strategies: unknown strategy '" + name +
-                                     "' (known: streaming, inmemory, auto, windowed, all)");
+                                     "' (known: streaming, inmemory, auto, windowed, upstream2026, all)");
     }
     if (v.choice == StrategyChoice::kWindowed && !windowed_available) {
       return Status::InvalidArgument(
@@ -590,6 +597,7 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
     o.threads_per_dir = opts.threads_per_dir;
     o.policy = policy;
     o.policy.choice = v.choice;
+    if (v.strategies) o.strategy_factory = v.strategies(o.policy);
     if (v.readahead_set) o.readahead.mode = v.readahead;
     o.progress_every = 0;
     if (target.max_container_blocks != 0) o.max_container_blocks = target.max_container_blocks;

@@ -119,7 +119,8 @@ LiveSetDigest DigestOfGenerated(const fs::BlockWorkloadResult& g);
 enum class BenchVariantKind { kOpen, kFloor, kSeqFloor };
 
 struct BenchVariant {
-  // "streaming", "inmemory", "auto", "windowed", "floor", "seq-floor"; with
+  // "streaming", "inmemory", "auto", "windowed", "upstream2026", "floor",
+  // "seq-floor"; with
   // --bench_readahead "<strategy>/<mode>" ("auto/fadvise").
   std::string name;
   BenchVariantKind kind = BenchVariantKind::kOpen;
@@ -128,10 +129,14 @@ struct BenchVariant {
   // flags' (--log_container_metadata_replay_readahead).
   bool readahead_set = false;
   fs::ReadaheadMode readahead = fs::ReadaheadMode::kNone;
+  // kOpen only: when set, makes the open's replay strategies from the
+  // policy in force (a reader emulated for comparison,
+  // bench_upstream2026.h); empty: the server's.
+  std::function<ContainerReplayer::StrategyFactory(const ReplayPolicyOptions&)> strategies;
   std::string strategy() const { return name.substr(0, name.find('/')); }
 };
 
-// The variants for a --bench_strategies list ("streaming,inmemory,auto,windowed";
+// The variants for a --bench_strategies list ("streaming,inmemory,auto,windowed,upstream2026";
 // windowed only when `windowed_available`); the floor is always added last.
 Status ParseBenchVariants(const std::string& spec, bool windowed_available,
                           std::vector<BenchVariant>* out);

@@ -65,7 +65,8 @@ DEFINE_string(bench_encryption, "both",
               "selected workload");
 DEFINE_string(bench_strategies, "all",
               "bench: comma-separated strategies to open with: streaming, inmemory, auto, "
-              "windowed, or 'all' (windowed only when "
+              "windowed, upstream2026 (upstream Kudu's in-memory replay, emulated for "
+              "comparison), or 'all' (windowed only when "
               "--log_container_metadata_replay_window_bytes > 0); the floor is always measured");
 DEFINE_double(bench_scale, 1.0,
               "bench (no --fs_data_dirs): multiplies every workload's block count (G4: its "
