@@ -19,12 +19,14 @@
 
 #include <gflags/gflags.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <random>
 #include <utility>
 
 #include "kudu/util/env.h"
+#include "kudu/util/pb_container_format.h"
 
 // Kudu's names and defaults, defined next to the code that obeys them.
 DEFINE_uint64(log_container_max_size, 10ULL * 1024 * 1024 * 1024,
@@ -38,6 +40,15 @@ namespace fs {
 
 namespace {
 constexpr int kMaxIdAttempts = 16;
+
+// With sparse data, staged records are written once this many bytes are
+// pending: large enough that the system call is cheap per record, small
+// enough that the open containers' buffers stay a few tens of MiB.
+constexpr size_t kSparseMetadataFlushBytes = 1 << 20;
+
+Status DeletedTwice(BlockId id) {
+  return Status::InvalidArgument("block " + id.ToString() + " is deleted twice in one batch");
+}
 
 // True when a kCreateNew open failed because the file already exists.
 bool IsAlreadyExists(const Status& s) { return s.posix_code() == EEXIST; }
@@ -85,22 +96,34 @@ std::string LogBlockContainerWriter::NewId(SeededRandom* rng) {
   return id;
 }
 
+void LogBlockContainerWriter::FillCreateRecord(BlockId id, uint64_t timestamp_us, int64_t offset,
+                                               int64_t length, BlockRecordPB* r) {
+  r->mutable_block_id()->set_id(id.id());
+  r->set_op_type(CREATE);
+  r->set_timestamp_us(timestamp_us);
+  r->set_offset(offset);
+  r->set_length(length);
+}
+
+void LogBlockContainerWriter::FillDeleteRecord(BlockId id, uint64_t timestamp_us,
+                                               BlockRecordPB* r) {
+  r->mutable_block_id()->set_id(id.id());
+  r->set_op_type(DELETE);
+  r->set_timestamp_us(timestamp_us);
+  r->clear_offset();
+  r->clear_length();
+}
+
 BlockRecordPB LogBlockContainerWriter::MakeCreateRecord(BlockId id, uint64_t timestamp_us,
                                                         int64_t offset, int64_t length) {
   BlockRecordPB r;
-  r.mutable_block_id()->set_id(id.id());
-  r.set_op_type(CREATE);
-  r.set_timestamp_us(timestamp_us);
-  r.set_offset(offset);
-  r.set_length(length);
+  FillCreateRecord(id, timestamp_us, offset, length, &r);
   return r;
 }
 
 BlockRecordPB LogBlockContainerWriter::MakeDeleteRecord(BlockId id, uint64_t timestamp_us) {
   BlockRecordPB r;
-  r.mutable_block_id()->set_id(id.id());
-  r.set_op_type(DELETE);
-  r.set_timestamp_us(timestamp_us);
+  FillDeleteRecord(id, timestamp_us, &r);
   return r;
 }
 
@@ -167,6 +190,7 @@ Status LogBlockContainerWriter::Create(const Params& params,
     return s;
   }
   c->next_offset_ = FirstBlockOffset(c->encrypted(), params.fs_block_size);
+  c->data_end_ = c->data_->size();
   c->metadata_end_ = c->metadata_->offset();
   *out = std::move(c);
   return Status::OK();
@@ -175,7 +199,10 @@ Status LogBlockContainerWriter::Create(const Params& params,
 Status LogBlockContainerWriter::AppendBlockData(Slice data, int64_t* offset) {
   if (!is_open()) return Status::IllegalState(data_path_ + ": container is closed");
   const uint64_t off = next_offset_;
-  if (!data.empty()) RETURN_NOT_OK(data_->Write(off, data));
+  if (!data.empty()) {
+    if (!params_.sparse_data) RETURN_NOT_OK(data_->Write(off, data));
+    data_end_ = std::max(data_end_, off + data.size());
+  }
   *offset = static_cast<int64_t>(off);
   // Deleted blocks keep their space: offsets only ever grow (§4).
   next_offset_ = std::max(next_offset_, AlignUp(off + data.size(), params_.fs_block_size));
@@ -185,11 +212,51 @@ Status LogBlockContainerWriter::AppendBlockData(Slice data, int64_t* offset) {
 
 Status LogBlockContainerWriter::AppendRecords(const std::vector<const BlockRecordPB*>& records) {
   if (!is_open()) return Status::IllegalState(metadata_path_ + ": container is closed");
-  std::vector<const google::protobuf::Message*> msgs(records.begin(), records.end());
-  Status s = metadata_->AppendBatch(msgs);
+  for (const BlockRecordPB* r : records) {
+    Status s = StageRecord(*r);
+    if (!s.ok()) {
+      staged_.clear();
+      return s;
+    }
+  }
+  return WriteStaged();
+}
+
+Status LogBlockContainerWriter::StageRecord(const BlockRecordPB& record) {
+  if (!is_open()) return Status::IllegalState(metadata_path_ + ": container is closed");
+  // Checked before serializing: serializing a message that misses required
+  // fields is a fatal CHECK in libprotobuf, not an error return.
+  if (!record.IsInitialized()) {
+    return Status::InvalidArgument(metadata_path_ + ": record is missing required fields: " +
+                                   record.InitializationErrorString());
+  }
+  body_.clear();
+  if (!record.AppendToString(&body_)) {
+    return Status::InvalidArgument(metadata_path_ + ": record does not serialize");
+  }
+  // Sparse data stages up to a flush's worth: reserving it once saves the
+  // string's regrowth copies.
+  if (params_.sparse_data && staged_.capacity() < kSparseMetadataFlushBytes) {
+    staged_.reserve(kSparseMetadataFlushBytes + 4096);
+  }
+  pb_container::AppendRecord(params_.version, body_, &staged_);
+  return Status::OK();
+}
+
+Status LogBlockContainerWriter::CommitRecords() {
+  if (params_.sparse_data && staged_.size() < kSparseMetadataFlushBytes) return Status::OK();
+  return WriteStaged();
+}
+
+Status LogBlockContainerWriter::WriteStaged() {
+  if (staged_.empty()) return Status::OK();
+  if (!is_open()) return Status::IllegalState(metadata_path_ + ": container is closed");
+  Status s = metadata_->AppendFramed(staged_);
   // A failed write may still have put part of the batch on disk; our notion
-  // of the end follows the writer, which only advances on success.
+  // of the end follows the writer, which only advances on success, and the
+  // failed records are dropped as a server drops an unacknowledged commit.
   metadata_end_ = metadata_->offset();
+  staged_.clear();
   return s;
 }
 
@@ -200,6 +267,7 @@ Status LogBlockContainerWriter::SyncData() {
 
 Status LogBlockContainerWriter::SyncMetadata() {
   if (!is_open()) return Status::IllegalState(metadata_path_ + ": container is closed");
+  RETURN_NOT_OK(WriteStaged());
   return metadata_->Sync();
 }
 
@@ -208,6 +276,8 @@ Status LogBlockContainerWriter::PunchHole(int64_t offset, int64_t length) {
   if (offset < 0 || length < 0) {
     return Status::InvalidArgument(data_path_ + ": bad hole at offset " + std::to_string(offset));
   }
+  // Sparse data was never written: the range is a hole already.
+  if (params_.sparse_data) return Status::OK();
   // Kudu punches the block's fs-aligned length: the padding after a block
   // belongs to it, and whole fs blocks are what the filesystem can free.
   return data_->PunchHole(static_cast<uint64_t>(offset),
@@ -215,7 +285,8 @@ Status LogBlockContainerWriter::PunchHole(int64_t offset, int64_t length) {
 }
 
 Status LogBlockContainerWriter::Close() {
-  Status result;
+  Status result = WriteStaged();
+  std::string().swap(staged_);  // a closed container holds no buffer
   if (metadata_) {
     metadata_end_ = metadata_->offset();
     closed_metadata_writes_ += metadata_->file()->stats().write_syscalls;
@@ -224,6 +295,11 @@ Status LogBlockContainerWriter::Close() {
     metadata_.reset();
   }
   if (data_) {
+    // Sparse data: the file gets the size the block writes would have given it.
+    if (params_.sparse_data && data_->size() < data_end_) {
+      Status s = data_->Truncate(data_end_);
+      if (result.ok() && !s.ok()) result = s;
+    }
     Status s = data_->Close();
     if (result.ok() && !s.ok()) result = s;
     data_.reset();
@@ -318,6 +394,7 @@ Status LogWritableBlockManager::Open() {
 }
 
 Status LogWritableBlockManager::Touch(LogBlockContainerWriter* c) {
+  if (!open_lru_.empty() && open_lru_.front() == c) return Status::OK();
   auto it = open_pos_.find(c);
   if (it != open_pos_.end()) {
     open_lru_.splice(open_lru_.begin(), open_lru_, it->second);
@@ -350,6 +427,10 @@ Status LogWritableBlockManager::RollContainer() {
   p.algorithm = opts_.algorithm;
   p.version = opts_.container_version;
   p.sync = opts_.sync;
+  p.sparse_data = opts_.sparse_data;
+  const size_t index = containers_.size();
+  p.max_blocks = index < opts_.container_block_limits.size() ? opts_.container_block_limits[index]
+                                                              : opts_.max_container_blocks;
   const bool encrypted = opts_.server_key != nullptr && !opts_.server_key->empty();
   std::unique_ptr<LogBlockContainerWriter> c;
   Status s;
@@ -379,18 +460,13 @@ Status LogWritableBlockManager::CreateBlock(Slice data, BlockId* id) {
 }
 
 Status LogWritableBlockManager::CommitCreates(LogBlockContainerWriter* c,
-                                              std::vector<BlockRecordPB>* pending) {
+                                              std::vector<PendingCreate>* pending) {
   if (pending->empty()) return Status::OK();
   RETURN_NOT_OK(Touch(c));
   if (opts_.sync) RETURN_NOT_OK(c->SyncData());
-  std::vector<const BlockRecordPB*> recs;
-  recs.reserve(pending->size());
-  for (const BlockRecordPB& r : *pending) recs.push_back(&r);
-  RETURN_NOT_OK(c->AppendRecords(recs));
+  RETURN_NOT_OK(c->CommitRecords());
   if (opts_.sync) RETURN_NOT_OK(c->SyncMetadata());
-  for (const BlockRecordPB& r : *pending) {
-    live_[BlockId(r.block_id().id())] = LiveBlock{c, r.offset(), r.length()};
-  }
+  for (const PendingCreate& p : *pending) live_.insert_or_assign(p.id, LiveBlock{c, p.offset, p.length});
   blocks_created_ += pending->size();
   pending->clear();
   return Status::OK();
@@ -400,7 +476,8 @@ Status LogWritableBlockManager::CreateBlocks(const std::vector<Slice>& data,
                                              std::vector<BlockId>* ids) {
   if (!opened_) return Status::IllegalState("block manager is not open");
   ids->clear();
-  std::vector<BlockRecordPB> pending;
+  std::vector<PendingCreate> pending;
+  pending.reserve(data.size());
   for (const Slice& d : data) {
     if (current_ == nullptr) RETURN_NOT_OK(RollContainer());
     LogBlockContainerWriter* c = current_;
@@ -409,10 +486,12 @@ Status LogWritableBlockManager::CreateBlocks(const std::vector<Slice>& data,
     RETURN_NOT_OK(c->AppendBlockData(d, &offset));
     data_bytes_written_ += d.size();
     const BlockId id(next_block_id_++);
-    pending.push_back(LogBlockContainerWriter::MakeCreateRecord(
-        id, NowMicros(), offset, static_cast<int64_t>(d.size())));
+    const int64_t length = static_cast<int64_t>(d.size());
+    LogBlockContainerWriter::FillCreateRecord(id, NowMicros(), offset, length, &record_);
+    RETURN_NOT_OK(c->StageRecord(record_));
+    pending.push_back(PendingCreate{id, offset, length});
     ids->push_back(id);
-    if (c->IsFull(opts_.max_container_size, opts_.max_container_blocks)) {
+    if (c->IsFull(opts_.max_container_size, c->max_blocks())) {
       // A full container takes no more blocks: commit what went there and
       // let the next block start a new container.
       current_ = nullptr;
@@ -428,50 +507,90 @@ Status LogWritableBlockManager::DeleteBlock(BlockId id) { return DeleteBlocks({i
 Status LogWritableBlockManager::DeleteBlocks(const std::vector<BlockId>& ids) {
   if (!opened_) return Status::IllegalState("block manager is not open");
   // Validate everything before writing anything, so a bad id leaves no trace.
-  absl::flat_hash_map<BlockId, bool> seen;
   for (BlockId id : ids) {
     if (live_.find(id) == live_.end()) {
       return Status::NotFound("block " + id.ToString() + " is not live");
     }
-    if (!seen.emplace(id, true).second) {
-      return Status::InvalidArgument("block " + id.ToString() + " is deleted twice in one batch");
-    }
   }
-  // Group by container, in order of first appearance: one metadata write
-  // per container.
+  // Duplicates: a delete batch is a few ids, where comparing pairs beats
+  // sorting a copy.
+  constexpr size_t kSmallBatch = 16;
+  if (ids.size() <= kSmallBatch) {
+    for (size_t i = 0; i < ids.size(); i++) {
+      for (size_t j = i + 1; j < ids.size(); j++) {
+        if (ids[i] == ids[j]) return DeletedTwice(ids[i]);
+      }
+    }
+  } else {
+    std::vector<BlockId> sorted(ids);
+    std::sort(sorted.begin(), sorted.end());
+    auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+    if (dup != sorted.end()) return DeletedTwice(*dup);
+  }
+  // Timestamps in the order the ids were given, then one metadata write per
+  // container, containers in order of first appearance.
+  std::vector<uint64_t> stamps;
+  stamps.reserve(ids.size());
+  for (size_t i = 0; i < ids.size(); i++) stamps.push_back(NowMicros());
   std::vector<LogBlockContainerWriter*> order;
-  absl::flat_hash_map<LogBlockContainerWriter*, std::vector<BlockRecordPB>> groups;
+  absl::flat_hash_map<LogBlockContainerWriter*, size_t> group_index;  // large batches only
+  std::vector<size_t> group_of;
+  group_of.reserve(ids.size());
   for (BlockId id : ids) {
-    LogBlockContainerWriter* c = live_[id].container;
-    auto it = groups.find(c);
-    if (it == groups.end()) {
-      order.push_back(c);
-      it = groups.emplace(c, std::vector<BlockRecordPB>()).first;
+    LogBlockContainerWriter* c = live_.find(id)->second.container;
+    size_t g = order.size();
+    if (ids.size() <= kSmallBatch) {
+      g = static_cast<size_t>(std::find(order.begin(), order.end(), c) - order.begin());
+    } else {
+      g = group_index.emplace(c, order.size()).first->second;
     }
-    it->second.push_back(LogBlockContainerWriter::MakeDeleteRecord(id, NowMicros()));
+    if (g == order.size()) order.push_back(c);
+    group_of.push_back(g);
   }
-  for (LogBlockContainerWriter* c : order) {
-    std::vector<BlockRecordPB>& recs = groups[c];
-    RETURN_NOT_OK(Touch(c));
-    std::vector<const BlockRecordPB*> ptrs;
-    for (const BlockRecordPB& r : recs) ptrs.push_back(&r);
-    RETURN_NOT_OK(c->AppendRecords(ptrs));
-    if (opts_.sync) RETURN_NOT_OK(c->SyncMetadata());
-    // The records are written: the blocks are gone whatever happens next,
-    // so the holes are only space reclamation, and a failed punch must not
-    // leave a deleted block in the live set.
-    Status punch;
-    for (const BlockRecordPB& r : recs) {
-      const BlockId id(r.block_id().id());
-      const LiveBlock b = live_[id];
-      live_.erase(id);
-      blocks_deleted_++;
-      Status s = c->PunchHole(b.offset, b.length);
-      if (punch.ok() && !s.ok()) punch = s;
+  std::vector<size_t> by_group(ids.size());
+  for (size_t i = 0; i < by_group.size(); i++) by_group[i] = i;
+  if (order.size() > 1) {
+    std::stable_sort(by_group.begin(), by_group.end(),
+                     [&](size_t a, size_t b) { return group_of[a] < group_of[b]; });
+  }
+  std::vector<BlockId> group_ids;
+  std::vector<uint64_t> group_stamps;
+  for (size_t k = 0; k < by_group.size();) {
+    const size_t g = group_of[by_group[k]];
+    group_ids.clear();
+    group_stamps.clear();
+    for (; k < by_group.size() && group_of[by_group[k]] == g; k++) {
+      group_ids.push_back(ids[by_group[k]]);
+      group_stamps.push_back(stamps[by_group[k]]);
     }
-    RETURN_NOT_OK(punch);
+    RETURN_NOT_OK(CommitDeletes(order[g], group_ids, group_stamps));
   }
   return Status::OK();
+}
+
+Status LogWritableBlockManager::CommitDeletes(LogBlockContainerWriter* c,
+                                              const std::vector<BlockId>& ids,
+                                              const std::vector<uint64_t>& timestamps) {
+  RETURN_NOT_OK(Touch(c));
+  for (size_t i = 0; i < ids.size(); i++) {
+    LogBlockContainerWriter::FillDeleteRecord(ids[i], timestamps[i], &record_);
+    RETURN_NOT_OK(c->StageRecord(record_));
+  }
+  RETURN_NOT_OK(c->CommitRecords());
+  if (opts_.sync) RETURN_NOT_OK(c->SyncMetadata());
+  // The records are written: the blocks are gone whatever happens next, so
+  // the holes are only space reclamation, and a failed punch must not leave
+  // a deleted block in the live set.
+  Status punch;
+  for (BlockId id : ids) {
+    auto it = live_.find(id);
+    const LiveBlock b = it->second;
+    live_.erase(it);
+    blocks_deleted_++;
+    Status s = c->PunchHole(b.offset, b.length);
+    if (punch.ok() && !s.ok()) punch = s;
+  }
+  return punch;
 }
 
 Status LogWritableBlockManager::Close() {
