@@ -466,7 +466,9 @@ Status LogWritableBlockManager::CommitCreates(LogBlockContainerWriter* c,
   if (opts_.sync) RETURN_NOT_OK(c->SyncData());
   RETURN_NOT_OK(c->CommitRecords());
   if (opts_.sync) RETURN_NOT_OK(c->SyncMetadata());
-  for (const PendingCreate& p : *pending) live_.insert_or_assign(p.id, LiveBlock{c, p.offset, p.length});
+  for (const PendingCreate& p : *pending) {
+    live_.insert_or_assign(p.id, LiveBlock{c, p.offset, p.length});
+  }
   blocks_created_ += pending->size();
   pending->clear();
   return Status::OK();
@@ -476,8 +478,8 @@ Status LogWritableBlockManager::CreateBlocks(const std::vector<Slice>& data,
                                              std::vector<BlockId>* ids) {
   if (!opened_) return Status::IllegalState("block manager is not open");
   ids->clear();
-  std::vector<PendingCreate> pending;
-  pending.reserve(data.size());
+  std::vector<PendingCreate>& pending = pending_;
+  pending.clear();
   for (const Slice& d : data) {
     if (current_ == nullptr) RETURN_NOT_OK(RollContainer());
     LogBlockContainerWriter* c = current_;
@@ -529,13 +531,14 @@ Status LogWritableBlockManager::DeleteBlocks(const std::vector<BlockId>& ids) {
   }
   // Timestamps in the order the ids were given, then one metadata write per
   // container, containers in order of first appearance.
-  std::vector<uint64_t> stamps;
-  stamps.reserve(ids.size());
+  std::vector<uint64_t>& stamps = del_.stamps;
+  stamps.clear();
   for (size_t i = 0; i < ids.size(); i++) stamps.push_back(NowMicros());
-  std::vector<LogBlockContainerWriter*> order;
+  std::vector<LogBlockContainerWriter*>& order = del_.order;
+  order.clear();
   absl::flat_hash_map<LogBlockContainerWriter*, size_t> group_index;  // large batches only
-  std::vector<size_t> group_of;
-  group_of.reserve(ids.size());
+  std::vector<size_t>& group_of = del_.group_of;
+  group_of.clear();
   for (BlockId id : ids) {
     LogBlockContainerWriter* c = live_.find(id)->second.container;
     size_t g = order.size();
@@ -547,14 +550,15 @@ Status LogWritableBlockManager::DeleteBlocks(const std::vector<BlockId>& ids) {
     if (g == order.size()) order.push_back(c);
     group_of.push_back(g);
   }
-  std::vector<size_t> by_group(ids.size());
-  for (size_t i = 0; i < by_group.size(); i++) by_group[i] = i;
+  std::vector<size_t>& by_group = del_.by_group;
+  by_group.clear();
+  for (size_t i = 0; i < ids.size(); i++) by_group.push_back(i);
   if (order.size() > 1) {
     std::stable_sort(by_group.begin(), by_group.end(),
                      [&](size_t a, size_t b) { return group_of[a] < group_of[b]; });
   }
-  std::vector<BlockId> group_ids;
-  std::vector<uint64_t> group_stamps;
+  std::vector<BlockId>& group_ids = del_.group_ids;
+  std::vector<uint64_t>& group_stamps = del_.group_stamps;
   for (size_t k = 0; k < by_group.size();) {
     const size_t g = group_of[by_group[k]];
     group_ids.clear();

@@ -345,6 +345,17 @@ class LogWritableBlockManager {
   LogBlockContainerWriter* current_ = nullptr;
   absl::flat_hash_map<BlockId, LiveBlock> live_;
   BlockRecordPB record_;  // serialization scratch, reused for every record
+  // Per-call scratch of CreateBlocks and DeleteBlocks, kept so that the
+  // small batches of a workload allocate nothing.
+  std::vector<PendingCreate> pending_;
+  struct DeleteScratch {
+    std::vector<uint64_t> stamps;
+    std::vector<LogBlockContainerWriter*> order;
+    std::vector<size_t> group_of;
+    std::vector<size_t> by_group;
+    std::vector<BlockId> group_ids;
+    std::vector<uint64_t> group_stamps;
+  } del_;
 
   std::list<LogBlockContainerWriter*> open_lru_;  // most recent first
   absl::flat_hash_map<LogBlockContainerWriter*, std::list<LogBlockContainerWriter*>::iterator>
