@@ -64,14 +64,17 @@ constexpr double kServerLiveBlocks = 77987;
 // Metadata a created-then-deleted block leaves in a container: a framed
 // CREATE and a framed DELETE record of the generator's ids and timestamps.
 constexpr double kMetadataBytesPerDeletedBlock = 76;
+// Below this many containers the containers shrink too (in proportion), so
+// that a smoke test at a tiny scale stays small.
+constexpr double kServerMinFullSizeContainers = 16;
 // The histogram's own seed: the container sizes are part of the workload's
 // definition, the same whatever --bench_seed says.
 constexpr uint64_t kServerHistogramSeed = 16721;
 
 // CREATEs per container for `containers` containers whose metadata sizes
 // follow the server's histogram: 80% log-uniform in 4-16 MiB, 10% in
-// 1-4 MiB, 10% in 16-32 MiB.
-std::vector<int64_t> ServerContainerBlocks(int64_t containers) {
+// 1-4 MiB, 10% in 16-32 MiB; each scaled by `fill` (at most 1).
+std::vector<int64_t> ServerContainerBlocks(int64_t containers, double fill) {
   struct Bin {
     uint64_t share_percent;
     double lo_mib, hi_mib;
@@ -91,7 +94,7 @@ std::vector<int64_t> ServerContainerBlocks(int64_t containers) {
     const double mib = std::exp(std::log(bin->lo_mib) +
                                 rng.NextDouble() * (std::log(bin->hi_mib) - std::log(bin->lo_mib)));
     out.push_back(std::max<int64_t>(
-        1, static_cast<int64_t>(mib * (1 << 20) / kMetadataBytesPerDeletedBlock)));
+        1, static_cast<int64_t>(fill * mib * (1 << 20) / kMetadataBytesPerDeletedBlock)));
   }
   return out;
 }
@@ -203,8 +206,9 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
   }
 
   // S: server scale, opt-in, sparse data files.
-  auto add_server = [&](std::string name, std::string desc, std::vector<int64_t> blocks,
-                        int64_t live, int64_t crashed) {
+  auto add_server = [&](std::string name, std::string desc, double fill, int64_t live,
+                        int64_t crashed) {
+    std::vector<int64_t> blocks = ServerContainerBlocks(Scaled(k, kServerContainers), fill);
     BenchWorkload w;
     w.name = std::move(name);
     w.group = "S";
@@ -217,7 +221,10 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
     w.deleted_percentage = static_cast<int>(std::lround(100.0 * w.deleted_blocks / created));
     char share[32];
     std::snprintf(share, sizeof(share), "%.3f%%", 100.0 * w.deleted_blocks / created);
-    w.description = std::to_string(w.containers) + " containers (metadata mostly 4-16 MiB each), " +
+    char sizes[64];
+    std::snprintf(sizes, sizeof(sizes), " containers (metadata mostly %.3g-%.3g MiB each), ",
+                  4 * fill, 16 * fill);
+    w.description = std::to_string(w.containers) + sizes +
                     Count(static_cast<double>(created)) + " created blocks, " + Count(live) +
                     " live (" + share + " deleted)" + desc;
     w.container_blocks = std::move(blocks);
@@ -226,7 +233,8 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
   };
   const int64_t server_containers = Scaled(k, kServerContainers);
   const int64_t server_live = Scaled(k, kServerLiveBlocks);
-  add_server("S1-server", "", ServerContainerBlocks(server_containers), server_live, 0);
+  const double server_fill = std::min(1.0, k * kServerContainers / kServerMinFullSizeContainers);
+  add_server("S1-server", "", server_fill, server_live, 0);
   {
     BenchWorkload w;
     w.name = "S2-10M-live";
@@ -246,7 +254,7 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
     add_server("S3-after-crash",
                ", the last " + std::to_string(crashed) +
                    " containers ending in a zero tail or a partial record",
-               ServerContainerBlocks(server_containers), server_live, crashed);
+               server_fill, server_live, crashed);
   }
 
   std::vector<BenchWorkload> all;
