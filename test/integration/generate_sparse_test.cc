@@ -41,7 +41,8 @@ using test::TempDir;
 constexpr char kKeyHex[] = "000102030405060708090a0b0c0d0e0f";
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 class GenerateSparseTest : public ::testing::TestWithParam<bool> {

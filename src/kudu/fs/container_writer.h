@@ -155,9 +155,10 @@ class LogBlockContainerWriter {
   LogBlockContainerWriter(const LogBlockContainerWriter&) = delete;
   LogBlockContainerWriter& operator=(const LogBlockContainerWriter&) = delete;
 
-  // Writes a block's bytes (with sparse data: nothing) at next_offset() and advances next_offset() to
-  // the end of the block, aligned up to the fs block size. `*offset` is the
-  // raw file offset the block starts at (encryption header included).
+  // Writes a block's bytes (with sparse data: nothing) at next_offset() and
+  // advances next_offset() to the end of the block, aligned up to the fs
+  // block size. `*offset` is the raw file offset the block starts at
+  // (encryption header included).
   Status AppendBlockData(Slice data, int64_t* offset);
   // Appends `records` to the metadata file in one write.
   Status AppendRecords(const std::vector<const BlockRecordPB*>& records);
@@ -209,6 +210,8 @@ class LogBlockContainerWriter {
   static std::string DataDir(const std::string& root);
   static std::string DataPath(const std::string& root, const std::string& id);
   static std::string MetadataPath(const std::string& root, const std::string& id);
+  // True when a kCreateNew open failed because the file already exists.
+  static bool IsAlreadyExists(const Status& s);
   // Whether `s` is 32 lowercase hex characters.
   static bool IsValidId(const std::string& s);
   // A fresh container id drawn from `rng`.
