@@ -65,6 +65,18 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
     return Status::InvalidArgument("deleted_block_percentage must be within 0..100");
   }
   if (opts.seed == 0) return Status::InvalidArgument("the workload seed must be non-zero");
+  uint64_t total = static_cast<uint64_t>(opts.containers) *
+                   static_cast<uint64_t>(opts.blocks_per_container);
+  if (!opts.container_blocks.empty()) {
+    total = 0;
+    for (int64_t n : opts.container_blocks) {
+      if (n < 1) return Status::InvalidArgument("every container needs at least 1 block");
+      total += static_cast<uint64_t>(n);
+    }
+  }
+  if (opts.deleted_blocks > static_cast<int64_t>(total)) {
+    return Status::InvalidArgument("deleted_blocks exceeds the blocks created");
+  }
 
   // Independent streams, so that e.g. a change in payload sizes does not
   // change which blocks get deleted.
@@ -79,6 +91,7 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
   wo.seed = master.Next64() | 1;
   wo.first_block_id = 1 + master.Uniform(1ULL << 40);
   wo.max_container_blocks = opts.blocks_per_container;
+  wo.container_block_limits = opts.container_blocks;
   wo.clock_us = [clock_rng, now]() {
     *now += 1 + clock_rng->Uniform(2000);
     return *now;
@@ -88,14 +101,17 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
   Status s = bm.Open();
   if (!s.ok()) return s;
 
-  const uint64_t total = static_cast<uint64_t>(opts.containers) *
-                         static_cast<uint64_t>(opts.blocks_per_container);
-  const uint64_t to_delete = static_cast<uint64_t>(
-      (static_cast<unsigned __int128>(total) * opts.deleted_block_percentage + 50) / 100);
+  const uint64_t to_delete =
+      opts.deleted_blocks >= 0
+          ? static_cast<uint64_t>(opts.deleted_blocks)
+          : static_cast<uint64_t>(
+                (static_cast<unsigned __int128>(total) * opts.deleted_block_percentage + 50) /
+                100);
+  const bool sparse = wo.sparse_data;
   const int max_group = std::max(1, opts.max_group_size);
 
   std::vector<BlockId> live;  // unordered; picked from at random
-  live.reserve(total);
+  live.reserve(total - to_delete + static_cast<uint64_t>(max_group) + 1);  // its peak
   std::string payload;
   std::vector<uint64_t> sizes;
   std::vector<Slice> slices;
@@ -112,8 +128,13 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
       sizes.push_back(BlockSize(&size_rng, opts));
       bytes += sizes.back();
     }
-    payload.resize(bytes);
-    data_rng.Fill(reinterpret_cast<uint8_t*>(&payload[0]), bytes);
+    if (sparse) {
+      // Only the sizes are used; grow the buffer, never refill it.
+      if (payload.size() < bytes) payload.resize(bytes);
+    } else {
+      payload.resize(bytes);
+      data_rng.Fill(reinterpret_cast<uint8_t*>(&payload[0]), bytes);
+    }
     slices.clear();
     uint64_t pos = 0;
     for (uint64_t sz : sizes) {
@@ -153,7 +174,10 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
   result->blocks_created = bm.blocks_created();
   result->blocks_deleted = bm.blocks_deleted();
   result->data_bytes_written = bm.data_bytes_written();
-  for (const auto& c : bm.containers()) result->metadata_bytes += c->metadata_size();
+  for (const auto& c : bm.containers()) {
+    result->metadata_bytes += c->metadata_size();
+    result->container_ids.push_back(c->id());
+  }
   result->live.reserve(bm.live_blocks().size());
   for (const auto& e : bm.live_blocks()) {
     result->live.push_back(

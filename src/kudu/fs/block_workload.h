@@ -37,16 +37,26 @@ namespace kudu {
 namespace fs {
 
 struct BlockWorkloadOptions {
-  // Data dirs, encryption, sync, container limits. The workload sets the
-  // writer's seed, first block id, clock and max_container_blocks itself.
+  // Data dirs, encryption, sync, sparse data, container limits. The
+  // workload sets the writer's seed, first block id, clock and
+  // max_container_blocks (and container_block_limits) itself. With sparse
+  // data the payload bytes are not drawn: the metadata is the same as
+  // without, since payloads come from a stream of their own.
   ContainerWriterOptions writer;
   int64_t containers = 10;
   // CREATE records per container: each container is filled with exactly
   // this many blocks (unless --log_container_max_size fills it first, in
   // which case more containers are made).
   int64_t blocks_per_container = 1000;
+  // Non-empty: container i gets container_blocks[i] CREATE records, in
+  // place of `containers` x `blocks_per_container` (server-like states whose
+  // containers differ in size).
+  std::vector<int64_t> container_blocks;
   // Share of the created blocks deleted, spread over the run.
   int deleted_block_percentage = 10;
+  // >= 0: exactly this many blocks deleted, in place of the percentage (for
+  // shares finer than a percent).
+  int64_t deleted_blocks = -1;
   // Non-zero: the same seed gives byte-identical files.
   uint64_t seed = 1;
   // Block payload sizes: mostly small (log-uniform up to 4 KiB), a few up
@@ -71,6 +81,8 @@ struct BlockWorkloadResult {
   uint64_t live_bytes = 0;
   uint64_t data_bytes_written = 0;
   uint64_t metadata_bytes = 0;
+  // Container ids in the order the containers were created.
+  std::vector<std::string> container_ids;
   // Every live block, sorted by id.
   std::vector<GeneratedBlock> live;
 };

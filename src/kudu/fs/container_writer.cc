@@ -19,13 +19,13 @@
 
 #include <gflags/gflags.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <chrono>
-#include <random>
 #include <utility>
 
 #include "kudu/util/env.h"
 #include "kudu/util/flag_validators.h"
+#include "kudu/util/pb_container_format.h"
 
 // Kudu's names and defaults, defined next to the code that obeys them.
 DEFINE_uint64(log_container_max_size, 10ULL * 1024 * 1024 * 1024,
@@ -40,11 +40,16 @@ namespace kudu {
 namespace fs {
 
 namespace {
-constexpr int kMaxIdAttempts = 16;
+// With sparse data, staged records are written once this many bytes are
+// pending: large enough that the system call is cheap per record, small
+// enough that the open containers' buffers stay a few tens of MiB.
+constexpr size_t kSparseMetadataFlushBytes = 1 << 20;
 
-// True when a kCreateNew open failed because the file already exists.
-bool IsAlreadyExists(const Status& s) { return s.posix_code() == EEXIST; }
 }  // namespace
+
+bool LogBlockContainerWriter::IsAlreadyExists(const Status& s) {
+  return s.posix_code() == EEXIST;
+}
 
 ContainerWriterOptions::ContainerWriterOptions()
     : max_container_size(FLAGS_log_container_max_size),
@@ -88,22 +93,34 @@ std::string LogBlockContainerWriter::NewId(SeededRandom* rng) {
   return id;
 }
 
+void LogBlockContainerWriter::FillCreateRecord(BlockId id, uint64_t timestamp_us, int64_t offset,
+                                               int64_t length, BlockRecordPB* r) {
+  r->mutable_block_id()->set_id(id.id());
+  r->set_op_type(CREATE);
+  r->set_timestamp_us(timestamp_us);
+  r->set_offset(offset);
+  r->set_length(length);
+}
+
+void LogBlockContainerWriter::FillDeleteRecord(BlockId id, uint64_t timestamp_us,
+                                               BlockRecordPB* r) {
+  r->mutable_block_id()->set_id(id.id());
+  r->set_op_type(DELETE);
+  r->set_timestamp_us(timestamp_us);
+  r->clear_offset();
+  r->clear_length();
+}
+
 BlockRecordPB LogBlockContainerWriter::MakeCreateRecord(BlockId id, uint64_t timestamp_us,
                                                         int64_t offset, int64_t length) {
   BlockRecordPB r;
-  r.mutable_block_id()->set_id(id.id());
-  r.set_op_type(CREATE);
-  r.set_timestamp_us(timestamp_us);
-  r.set_offset(offset);
-  r.set_length(length);
+  FillCreateRecord(id, timestamp_us, offset, length, &r);
   return r;
 }
 
 BlockRecordPB LogBlockContainerWriter::MakeDeleteRecord(BlockId id, uint64_t timestamp_us) {
   BlockRecordPB r;
-  r.mutable_block_id()->set_id(id.id());
-  r.set_op_type(DELETE);
-  r.set_timestamp_us(timestamp_us);
+  FillDeleteRecord(id, timestamp_us, &r);
   return r;
 }
 
@@ -170,6 +187,7 @@ Status LogBlockContainerWriter::Create(const Params& params,
     return s;
   }
   c->next_offset_ = FirstBlockOffset(c->encrypted(), params.fs_block_size);
+  c->data_end_ = c->data_->size();
   c->metadata_end_ = c->metadata_->offset();
   *out = std::move(c);
   return Status::OK();
@@ -178,7 +196,10 @@ Status LogBlockContainerWriter::Create(const Params& params,
 Status LogBlockContainerWriter::AppendBlockData(Slice data, int64_t* offset) {
   if (!is_open()) return Status::IllegalState(data_path_ + ": container is closed");
   const uint64_t off = next_offset_;
-  if (!data.empty()) RETURN_NOT_OK(data_->Write(off, data));
+  if (!data.empty()) {
+    if (!params_.sparse_data) RETURN_NOT_OK(data_->Write(off, data));
+    data_end_ = std::max(data_end_, off + data.size());
+  }
   *offset = static_cast<int64_t>(off);
   // Deleted blocks keep their space: offsets only ever grow (§4).
   next_offset_ = std::max(next_offset_, AlignUp(off + data.size(), params_.fs_block_size));
@@ -188,11 +209,51 @@ Status LogBlockContainerWriter::AppendBlockData(Slice data, int64_t* offset) {
 
 Status LogBlockContainerWriter::AppendRecords(const std::vector<const BlockRecordPB*>& records) {
   if (!is_open()) return Status::IllegalState(metadata_path_ + ": container is closed");
-  std::vector<const google::protobuf::Message*> msgs(records.begin(), records.end());
-  Status s = metadata_->AppendBatch(msgs);
+  for (const BlockRecordPB* r : records) {
+    Status s = StageRecord(*r);
+    if (!s.ok()) {
+      staged_.clear();
+      return s;
+    }
+  }
+  return WriteStaged();
+}
+
+Status LogBlockContainerWriter::StageRecord(const BlockRecordPB& record) {
+  if (!is_open()) return Status::IllegalState(metadata_path_ + ": container is closed");
+  // Checked before serializing: serializing a message that misses required
+  // fields is a fatal CHECK in libprotobuf, not an error return.
+  if (!record.IsInitialized()) {
+    return Status::InvalidArgument(metadata_path_ + ": record is missing required fields: " +
+                                   record.InitializationErrorString());
+  }
+  body_.clear();
+  if (!record.AppendToString(&body_)) {
+    return Status::InvalidArgument(metadata_path_ + ": record does not serialize");
+  }
+  // Sparse data stages up to a flush's worth: reserving it once saves the
+  // string's regrowth copies.
+  if (params_.sparse_data && staged_.capacity() < kSparseMetadataFlushBytes) {
+    staged_.reserve(kSparseMetadataFlushBytes + 4096);
+  }
+  pb_container::AppendRecord(params_.version, body_, &staged_);
+  return Status::OK();
+}
+
+Status LogBlockContainerWriter::CommitRecords() {
+  if (params_.sparse_data && staged_.size() < kSparseMetadataFlushBytes) return Status::OK();
+  return WriteStaged();
+}
+
+Status LogBlockContainerWriter::WriteStaged() {
+  if (staged_.empty()) return Status::OK();
+  if (!is_open()) return Status::IllegalState(metadata_path_ + ": container is closed");
+  Status s = metadata_->AppendFramed(staged_);
   // A failed write may still have put part of the batch on disk; our notion
-  // of the end follows the writer, which only advances on success.
+  // of the end follows the writer, which only advances on success, and the
+  // failed records are dropped as a server drops an unacknowledged commit.
   metadata_end_ = metadata_->offset();
+  staged_.clear();
   return s;
 }
 
@@ -203,6 +264,7 @@ Status LogBlockContainerWriter::SyncData() {
 
 Status LogBlockContainerWriter::SyncMetadata() {
   if (!is_open()) return Status::IllegalState(metadata_path_ + ": container is closed");
+  RETURN_NOT_OK(WriteStaged());
   return metadata_->Sync();
 }
 
@@ -211,6 +273,8 @@ Status LogBlockContainerWriter::PunchHole(int64_t offset, int64_t length) {
   if (offset < 0 || length < 0) {
     return Status::InvalidArgument(data_path_ + ": bad hole at offset " + std::to_string(offset));
   }
+  // Sparse data was never written: the range is a hole already.
+  if (params_.sparse_data) return Status::OK();
   // Kudu punches the block's fs-aligned length: the padding after a block
   // belongs to it, and whole fs blocks are what the filesystem can free.
   return data_->PunchHole(static_cast<uint64_t>(offset),
@@ -218,7 +282,8 @@ Status LogBlockContainerWriter::PunchHole(int64_t offset, int64_t length) {
 }
 
 Status LogBlockContainerWriter::Close() {
-  Status result;
+  Status result = WriteStaged();
+  std::string().swap(staged_);  // a closed container holds no buffer
   if (metadata_) {
     metadata_end_ = metadata_->offset();
     closed_metadata_writes_ += metadata_->file()->stats().write_syscalls;
@@ -227,6 +292,11 @@ Status LogBlockContainerWriter::Close() {
     metadata_.reset();
   }
   if (data_) {
+    // Sparse data: the file gets the size the block writes would have given it.
+    if (params_.sparse_data && data_->size() < data_end_) {
+      Status s = data_->Truncate(data_end_);
+      if (result.ok() && !s.ok()) result = s;
+    }
     Status s = data_->Close();
     if (result.ok() && !s.ok()) result = s;
     data_.reset();
@@ -263,260 +333,6 @@ uint64_t LogBlockContainerWriter::metadata_write_syscalls() const {
 bool LogBlockContainerWriter::IsFull(uint64_t max_size, int64_t max_blocks) const {
   if (next_offset_ >= max_size) return true;
   return max_blocks > 0 && total_blocks_ >= max_blocks;
-}
-
-// ---------------------------------------------------------------------------
-// LogWritableBlockManager
-
-namespace {
-uint64_t SeedOrEntropy(uint64_t seed) {
-  if (seed != 0) return seed;
-  std::random_device rd;
-  uint64_t v = (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  return v ^ static_cast<uint64_t>(
-                 std::chrono::steady_clock::now().time_since_epoch().count());
-}
-}  // namespace
-
-LogWritableBlockManager::LogWritableBlockManager(ContainerWriterOptions opts)
-    : opts_(std::move(opts)),
-      rng_(SeedOrEntropy(opts_.seed)),
-      next_block_id_(opts_.first_block_id) {}
-
-LogWritableBlockManager::~LogWritableBlockManager() {
-  for (auto& c : containers_) (void)c->Close();
-}
-
-uint64_t LogWritableBlockManager::NowMicros() const {
-  if (opts_.clock_us) return opts_.clock_us();
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-}
-
-Status LogWritableBlockManager::Open() {
-  if (opts_.data_dirs.empty()) return Status::InvalidArgument("no data dirs given");
-  if (opts_.container_version != 1 && opts_.container_version != 2) {
-    return Status::InvalidArgument("unsupported PB container version " +
-                                   std::to_string(opts_.container_version));
-  }
-  if (opts_.server_key != nullptr && !opts_.server_key->empty()) {
-    size_t n = opts_.server_key->bytes().size();
-    if (n != 16 && n != 24 && n != 32) {
-      return Status::InvalidArgument("server key must be 16, 24 or 32 bytes, got " +
-                                     std::to_string(n));
-    }
-  }
-  block_sizes_.clear();
-  for (const std::string& root : opts_.data_dirs) {
-    const std::string dir = LogBlockContainerWriter::DataDir(root);
-    RETURN_NOT_OK(env::CreateDirs(dir));
-    if (!env::IsWritableDir(dir)) return Status::IOError(dir + ": directory is not writable");
-    uint64_t bs = opts_.fs_block_size;
-    if (bs == 0) RETURN_NOT_OK(env::GetBlockSize(dir, &bs));
-    block_sizes_.push_back(bs == 0 ? 4096 : bs);
-  }
-  opened_ = true;
-  return Status::OK();
-}
-
-Status LogWritableBlockManager::Touch(LogBlockContainerWriter* c) {
-  auto it = open_pos_.find(c);
-  if (it != open_pos_.end()) {
-    open_lru_.splice(open_lru_.begin(), open_lru_, it->second);
-    return Status::OK();
-  }
-  RETURN_NOT_OK(c->Reopen());
-  open_lru_.push_front(c);
-  open_pos_[c] = open_lru_.begin();
-  // Close the least recently used containers beyond the limit, but never the
-  // one being filled or the one just touched.
-  const size_t limit = std::max<size_t>(opts_.max_open_containers, 2);
-  auto victim = open_lru_.end();
-  while (open_lru_.size() > limit && victim != open_lru_.begin()) {
-    --victim;
-    LogBlockContainerWriter* v = *victim;
-    if (v == c || v == current_) continue;
-    RETURN_NOT_OK(v->Close());
-    open_pos_.erase(v);
-    victim = open_lru_.erase(victim);
-  }
-  return Status::OK();
-}
-
-Status LogWritableBlockManager::RollContainer() {
-  const size_t dir = next_dir_ % opts_.data_dirs.size();
-  LogBlockContainerWriter::Params p;
-  p.root = opts_.data_dirs[dir];
-  p.fs_block_size = block_sizes_[dir];
-  p.server_key = opts_.server_key;
-  p.algorithm = opts_.algorithm;
-  p.version = opts_.container_version;
-  p.sync = opts_.sync;
-  const bool encrypted = opts_.server_key != nullptr && !opts_.server_key->empty();
-  std::unique_ptr<LogBlockContainerWriter> c;
-  Status s;
-  for (int attempt = 0; attempt < kMaxIdAttempts; attempt++) {
-    p.id = LogBlockContainerWriter::NewId(&rng_);
-    if (encrypted && opts_.seed != 0) {
-      p.data_file_key = rng_.Bytes(FileKeySize(opts_.algorithm));
-      p.metadata_file_key = rng_.Bytes(FileKeySize(opts_.algorithm));
-    }
-    s = LogBlockContainerWriter::Create(p, &c);
-    // An id collision (a seeded run over an old one, or sheer chance): draw
-    // another id rather than touch a file that is not ours.
-    if (s.ok() || !IsAlreadyExists(s)) break;
-  }
-  RETURN_NOT_OK(s);
-  next_dir_++;
-  current_ = c.get();
-  containers_.push_back(std::move(c));
-  return Touch(current_);
-}
-
-Status LogWritableBlockManager::CreateBlock(Slice data, BlockId* id) {
-  std::vector<BlockId> ids;
-  RETURN_NOT_OK(CreateBlocks({data}, &ids));
-  *id = ids[0];
-  return Status::OK();
-}
-
-Status LogWritableBlockManager::CommitCreates(LogBlockContainerWriter* c,
-                                              std::vector<BlockRecordPB>* pending) {
-  if (pending->empty()) return Status::OK();
-  RETURN_NOT_OK(Touch(c));
-  if (opts_.sync) RETURN_NOT_OK(c->SyncData());
-  std::vector<const BlockRecordPB*> recs;
-  recs.reserve(pending->size());
-  for (const BlockRecordPB& r : *pending) recs.push_back(&r);
-  RETURN_NOT_OK(c->AppendRecords(recs));
-  if (opts_.sync) RETURN_NOT_OK(c->SyncMetadata());
-  for (const BlockRecordPB& r : *pending) {
-    live_[BlockId(r.block_id().id())] = WrittenBlock{c, r.offset(), r.length()};
-  }
-  blocks_created_ += pending->size();
-  pending->clear();
-  return Status::OK();
-}
-
-Status LogWritableBlockManager::CreateBlocks(const std::vector<Slice>& data,
-                                             std::vector<BlockId>* ids) {
-  if (!opened_) return Status::IllegalState("block manager is not open");
-  ids->clear();
-  std::vector<BlockRecordPB> pending;
-  for (const Slice& d : data) {
-    if (current_ == nullptr) RETURN_NOT_OK(RollContainer());
-    LogBlockContainerWriter* c = current_;
-    int64_t offset = 0;
-    RETURN_NOT_OK(Touch(c));
-    RETURN_NOT_OK(c->AppendBlockData(d, &offset));
-    data_bytes_written_ += d.size();
-    const BlockId id(next_block_id_++);
-    pending.push_back(LogBlockContainerWriter::MakeCreateRecord(
-        id, NowMicros(), offset, static_cast<int64_t>(d.size())));
-    ids->push_back(id);
-    if (c->IsFull(opts_.max_container_size, opts_.max_container_blocks)) {
-      // A full container takes no more blocks: commit what went there and
-      // let the next block start a new container.
-      current_ = nullptr;
-      RETURN_NOT_OK(CommitCreates(c, &pending));
-    }
-  }
-  if (current_ != nullptr) RETURN_NOT_OK(CommitCreates(current_, &pending));
-  return Status::OK();
-}
-
-Status LogWritableBlockManager::DeleteBlock(BlockId id) { return DeleteBlocks({id}); }
-
-Status LogWritableBlockManager::DeleteBlocks(const std::vector<BlockId>& ids) {
-  if (!opened_) return Status::IllegalState("block manager is not open");
-  // Validate everything before writing anything, so a bad id leaves no trace.
-  absl::flat_hash_map<BlockId, bool> seen;
-  for (BlockId id : ids) {
-    if (live_.find(id) == live_.end()) {
-      return Status::NotFound("block " + id.ToString() + " is not live");
-    }
-    if (!seen.emplace(id, true).second) {
-      return Status::InvalidArgument("block " + id.ToString() + " is deleted twice in one batch");
-    }
-  }
-  // Group by container, in order of first appearance: one metadata write
-  // per container.
-  std::vector<LogBlockContainerWriter*> order;
-  absl::flat_hash_map<LogBlockContainerWriter*, std::vector<BlockRecordPB>> groups;
-  for (BlockId id : ids) {
-    LogBlockContainerWriter* c = live_[id].container;
-    auto it = groups.find(c);
-    if (it == groups.end()) {
-      order.push_back(c);
-      it = groups.emplace(c, std::vector<BlockRecordPB>()).first;
-    }
-    it->second.push_back(LogBlockContainerWriter::MakeDeleteRecord(id, NowMicros()));
-  }
-  for (LogBlockContainerWriter* c : order) {
-    std::vector<BlockRecordPB>& recs = groups[c];
-    RETURN_NOT_OK(Touch(c));
-    std::vector<const BlockRecordPB*> ptrs;
-    for (const BlockRecordPB& r : recs) ptrs.push_back(&r);
-    RETURN_NOT_OK(c->AppendRecords(ptrs));
-    if (opts_.sync) RETURN_NOT_OK(c->SyncMetadata());
-    // The records are written: the blocks are gone whatever happens next,
-    // so the holes are only space reclamation, and a failed punch must not
-    // leave a deleted block in the live set.
-    Status punch;
-    for (const BlockRecordPB& r : recs) {
-      const BlockId id(r.block_id().id());
-      const WrittenBlock b = live_[id];
-      live_.erase(id);
-      blocks_deleted_++;
-      Status s = c->PunchHole(b.offset, b.length);
-      if (punch.ok() && !s.ok()) punch = s;
-    }
-    RETURN_NOT_OK(punch);
-  }
-  return Status::OK();
-}
-
-Status LogWritableBlockManager::Close() {
-  Status result;
-  for (auto& c : containers_) {
-    Status s = c->Close();
-    if (result.ok() && !s.ok()) result = s;
-  }
-  open_lru_.clear();
-  open_pos_.clear();
-  current_ = nullptr;
-  if (opts_.sync && opened_) {
-    for (const std::string& root : opts_.data_dirs) {
-      Status s = env::SyncDir(LogBlockContainerWriter::DataDir(root));
-      if (result.ok() && !s.ok()) result = s;
-    }
-  }
-  return result;
-}
-
-void LogWritableBlockManager::AbandonUnfinished() {
-  LogBlockContainerWriter* unfinished = current_;
-  for (auto& c : containers_) (void)c->Close();
-  open_lru_.clear();
-  open_pos_.clear();
-  current_ = nullptr;
-  opened_ = false;
-  if (unfinished == nullptr) return;
-  (void)unfinished->DeleteFiles();
-  for (auto it = live_.begin(); it != live_.end();) {
-    if (it->second.container == unfinished) {
-      live_.erase(it++);
-    } else {
-      ++it;
-    }
-  }
-  for (auto it = containers_.begin(); it != containers_.end(); ++it) {
-    if (it->get() == unfinished) {
-      containers_.erase(it);
-      break;
-    }
-  }
 }
 
 }  // namespace fs

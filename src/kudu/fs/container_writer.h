@@ -104,6 +104,19 @@ struct ContainerWriterOptions {
   // Source of the records' timestamp_us; null means the wall clock.
   std::function<uint64_t()> clock_us;
 
+  // Sparse data: block bytes are not written. Each data file is extended
+  // (ftruncate) to the size writing the blocks would have given it, so it
+  // reads as holes, and deleted blocks need no hole punch. The metadata is
+  // byte for byte what the normal path writes, but its writes are batched
+  // across group commits (a buffer per container, written when large, on
+  // sync and on close): the same bytes with far fewer system calls. For
+  // server-sized states whose block contents nobody reads.
+  bool sparse_data = false;
+
+  // Non-empty: the i-th container created is full after this many CREATEs;
+  // later containers use max_container_blocks.
+  std::vector<int64_t> container_block_limits;
+
   // How many containers keep their files open. Deletes reach back into old
   // containers; beyond this many, the least recently used one is closed and
   // reopened on demand, so a server-sized directory does not exhaust fds.
@@ -123,6 +136,10 @@ class LogBlockContainerWriter {
     std::string metadata_file_key;  // empty: random
     uint32_t version = 2;
     bool sync = true;
+    // See ContainerWriterOptions::sparse_data.
+    bool sparse_data = false;
+    // CREATEs after which the container is full (<= 0: unlimited).
+    int64_t max_blocks = -1;
   };
 
   // Creates <id>.data, then <id>.metadata with its file header and
@@ -138,12 +155,19 @@ class LogBlockContainerWriter {
   LogBlockContainerWriter(const LogBlockContainerWriter&) = delete;
   LogBlockContainerWriter& operator=(const LogBlockContainerWriter&) = delete;
 
-  // Writes a block's bytes at next_offset() and advances next_offset() to
-  // the end of the block, aligned up to the fs block size. `*offset` is the
-  // raw file offset the block starts at (encryption header included).
+  // Writes a block's bytes (with sparse data: nothing) at next_offset() and
+  // advances next_offset() to the end of the block, aligned up to the fs
+  // block size. `*offset` is the raw file offset the block starts at
+  // (encryption header included).
   Status AppendBlockData(Slice data, int64_t* offset);
   // Appends `records` to the metadata file in one write.
   Status AppendRecords(const std::vector<const BlockRecordPB*>& records);
+  // Frames `record` into the pending metadata buffer; nothing is written
+  // until CommitRecords().
+  Status StageRecord(const BlockRecordPB& record);
+  // Writes the staged records in one write: always, or, with sparse data,
+  // once enough are staged to make the write worth its system call.
+  Status CommitRecords();
   Status SyncData();
   Status SyncMetadata();
   // Frees a deleted block's space, rounded up to whole fs blocks as Kudu does.
@@ -159,6 +183,7 @@ class LogBlockContainerWriter {
   // True when no further block may be added: next_offset() reached
   // `max_size`, or total_blocks() reached `max_blocks` (when > 0).
   bool IsFull(uint64_t max_size, int64_t max_blocks) const;
+  int64_t max_blocks() const { return params_.max_blocks; }
 
   const std::string& id() const { return params_.id; }
   const std::string& root() const { return params_.root; }
@@ -169,8 +194,11 @@ class LogBlockContainerWriter {
   uint64_t next_offset() const { return next_offset_; }
   // Blocks whose bytes were written here (each gets a CREATE record).
   int64_t total_blocks() const { return total_blocks_; }
-  // Raw size of the metadata file (the end of its last record).
-  uint64_t metadata_size() const { return metadata_end_; }
+  // Raw size of the metadata file (the end of its last record), counting
+  // records staged but not yet written.
+  uint64_t metadata_size() const { return metadata_end_ + staged_.size(); }
+  // Raw size of the data file: the end of its last non-empty block.
+  uint64_t data_size() const { return data_end_; }
   // Write system calls issued on the metadata file since it was created
   // (header included): how tests see that a group commit is one write.
   uint64_t metadata_write_syscalls() const;
@@ -182,6 +210,8 @@ class LogBlockContainerWriter {
   static std::string DataDir(const std::string& root);
   static std::string DataPath(const std::string& root, const std::string& id);
   static std::string MetadataPath(const std::string& root, const std::string& id);
+  // True when a kCreateNew open failed because the file already exists.
+  static bool IsAlreadyExists(const Status& s);
   // Whether `s` is 32 lowercase hex characters.
   static bool IsValidId(const std::string& s);
   // A fresh container id drawn from `rng`.
@@ -204,6 +234,10 @@ class LogBlockContainerWriter {
   static BlockRecordPB MakeCreateRecord(BlockId id, uint64_t timestamp_us, int64_t offset,
                                         int64_t length);
   static BlockRecordPB MakeDeleteRecord(BlockId id, uint64_t timestamp_us);
+  // The same records written into `r`, reusing its allocations.
+  static void FillCreateRecord(BlockId id, uint64_t timestamp_us, int64_t offset, int64_t length,
+                               BlockRecordPB* r);
+  static void FillDeleteRecord(BlockId id, uint64_t timestamp_us, BlockRecordPB* r);
 
  private:
   explicit LogBlockContainerWriter(Params params);
@@ -213,8 +247,14 @@ class LogBlockContainerWriter {
   const std::string metadata_path_;
   std::unique_ptr<WritableFile> data_;
   std::unique_ptr<PbContainerWriter> metadata_;
+  // Flushes staged_ whatever its size.
+  Status WriteStaged();
+
   uint64_t next_offset_ = 0;
-  uint64_t metadata_end_ = 0;
+  uint64_t data_end_ = 0;
+  uint64_t metadata_end_ = 0;  // written to the file; staged_ follows it
+  std::string staged_;         // framed records not yet written
+  std::string body_;           // serialization scratch
   int64_t total_blocks_ = 0;
   uint64_t closed_metadata_writes_ = 0;  // by metadata files closed so far
 };
@@ -242,6 +282,7 @@ class LogWritableBlockManager {
   Status Open();
 
   Status CreateBlock(Slice data, BlockId* id);
+  // With sparse data only the slices' sizes matter; their bytes are not read.
   // A group commit: each block's bytes are written, then one metadata write
   // per container holds the CREATE records of the blocks that went there.
   // Blocks fill the current container and spill into new ones when it is
@@ -279,11 +320,21 @@ class LogWritableBlockManager {
   uint64_t NowMicros() const;
   // Starts a new container in the next data dir, round-robin.
   Status RollContainer();
+  struct PendingCreate {
+    BlockId id;
+    int64_t offset;
+    int64_t length;
+  };
   // Commits `pending` CREATE records to `c`: sync data, one metadata write,
   // sync metadata; the blocks become live only if all of it succeeds.
-  Status CommitCreates(LogBlockContainerWriter* c, std::vector<BlockRecordPB>* pending);
+  Status CommitCreates(LogBlockContainerWriter* c, std::vector<PendingCreate>* pending);
   // Makes sure `c` has open files, closing the least recently used others.
   Status Touch(LogBlockContainerWriter* c);
+
+  // Stages one DELETE record per id (all in `c`) and commits them, then
+  // forgets the blocks and punches their holes.
+  Status CommitDeletes(LogBlockContainerWriter* c, const std::vector<BlockId>& ids,
+                       const std::vector<uint64_t>& timestamps);
 
   const ContainerWriterOptions opts_;
   std::vector<uint64_t> block_sizes_;  // per data dir
@@ -298,6 +349,18 @@ class LogWritableBlockManager {
   std::vector<std::unique_ptr<LogBlockContainerWriter>> containers_;
   LogBlockContainerWriter* current_ = nullptr;
   absl::flat_hash_map<BlockId, WrittenBlock> live_;
+  BlockRecordPB record_;  // serialization scratch, reused for every record
+  // Per-call scratch of CreateBlocks and DeleteBlocks, kept so that the
+  // small batches of a workload allocate nothing.
+  std::vector<PendingCreate> pending_;
+  struct DeleteScratch {
+    std::vector<uint64_t> stamps;
+    std::vector<LogBlockContainerWriter*> order;
+    std::vector<size_t> group_of;
+    std::vector<size_t> by_group;
+    std::vector<BlockId> group_ids;
+    std::vector<uint64_t> group_stamps;
+  } del_;
 
   std::list<LogBlockContainerWriter*> open_lru_;  // most recent first
   absl::flat_hash_map<LogBlockContainerWriter*, std::list<LogBlockContainerWriter*>::iterator>

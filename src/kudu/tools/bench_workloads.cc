@@ -25,7 +25,10 @@
 #include <sstream>
 
 #include "kudu/fs/container_writer.h"
+#include "kudu/fs/seeded_random.h"
 #include "kudu/util/env.h"
+#include "kudu/util/file.h"
+#include "kudu/util/pb_container_format.h"
 
 namespace kudu {
 namespace tools {
@@ -53,6 +56,73 @@ std::string Count(double n) {
     std::snprintf(buf, sizeof(buf), "%.0f", n);
   }
   return buf;
+}
+
+// The server the S workloads model, at --bench_scale=1.
+constexpr double kServerContainers = 16721;
+constexpr double kServerLiveBlocks = 77987;
+// Metadata a created-then-deleted block leaves in a container: a framed
+// CREATE and a framed DELETE record of the generator's ids and timestamps.
+constexpr double kMetadataBytesPerDeletedBlock = 76;
+// Below this many containers the containers shrink too (in proportion), so
+// that a smoke test at a tiny scale stays small.
+constexpr double kServerMinFullSizeContainers = 16;
+// The histogram's own seed: the container sizes are part of the workload's
+// definition, the same whatever --bench_seed says.
+constexpr uint64_t kServerHistogramSeed = 16721;
+
+// CREATEs per container for `containers` containers whose metadata sizes
+// follow the server's histogram: 80% log-uniform in 4-16 MiB, 10% in
+// 1-4 MiB, 10% in 16-32 MiB; each scaled by `fill` (at most 1).
+std::vector<int64_t> ServerContainerBlocks(int64_t containers, double fill) {
+  struct Bin {
+    uint64_t share_percent;
+    double lo_mib, hi_mib;
+  };
+  static const Bin kBins[] = {{10, 1, 4}, {80, 4, 16}, {10, 16, 32}};
+  fs::SeededRandom rng(kServerHistogramSeed);
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(containers));
+  for (int64_t i = 0; i < containers; i++) {
+    uint64_t pick = rng.Uniform(100);
+    const Bin* bin = &kBins[0];
+    for (const Bin& b : kBins) {
+      bin = &b;
+      if (pick < b.share_percent) break;
+      pick -= b.share_percent;
+    }
+    const double mib = std::exp(std::log(bin->lo_mib) +
+                                rng.NextDouble() * (std::log(bin->hi_mib) - std::log(bin->lo_mib)));
+    out.push_back(std::max<int64_t>(
+        1, static_cast<int64_t>(fill * mib * (1 << 20) / kMetadataBytesPerDeletedBlock)));
+  }
+  return out;
+}
+
+// Appends a crash tail to the metadata file of container `id` in `root`:
+// `zero_tail` extends the file by a page of zero bytes (a size that reached
+// the disk before the bytes did), otherwise the first half of a framed
+// DELETE record is written (a torn append).
+Status AddCrashTail(const std::string& root, const std::string& id, const ServerKey* key,
+                    bool zero_tail) {
+  WriteEncryption enc;
+  enc.server_key = key;
+  enc.algorithm = CipherAlgorithm::kAes128Ctr;
+  std::unique_ptr<WritableFile> f;
+  RETURN_NOT_OK(WritableFile::Open(fs::LogBlockContainerWriter::MetadataPath(root, id),
+                                   CreateMode::kOpenExisting, enc, &f));
+  Status s;
+  if (zero_tail) {
+    s = f->Truncate(f->size() + 4096);
+  } else {
+    const BlockRecordPB r =
+        fs::LogBlockContainerWriter::MakeDeleteRecord(BlockId(1), 1700000000000000ULL);
+    std::string framed;
+    pb_container::AppendRecord(pb_container::kVersion2, r.SerializeAsString(), &framed);
+    s = f->Write(f->size(), Slice(framed.data(), framed.size() / 2));
+  }
+  Status c = f->Close();
+  return s.ok() ? c : s;
 }
 
 std::vector<std::string> Split(const std::string& s) {
@@ -135,6 +205,58 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
         2, Scaled(k, 60000), 10, -1, threshold);
   }
 
+  // S: server scale, opt-in, sparse data files.
+  auto add_server = [&](std::string name, std::string desc, double fill, int64_t live,
+                        int64_t crashed) {
+    std::vector<int64_t> blocks = ServerContainerBlocks(Scaled(k, kServerContainers), fill);
+    BenchWorkload w;
+    w.name = std::move(name);
+    w.group = "S";
+    w.opt_in = true;
+    w.sparse_data = true;
+    w.containers = static_cast<int64_t>(blocks.size());
+    int64_t created = 0;
+    for (int64_t n : blocks) created += n;
+    w.deleted_blocks = std::max<int64_t>(0, created - live);
+    w.deleted_percentage = static_cast<int>(std::lround(100.0 * w.deleted_blocks / created));
+    char share[32];
+    std::snprintf(share, sizeof(share), "%.3f%%", 100.0 * w.deleted_blocks / created);
+    char sizes[64];
+    std::snprintf(sizes, sizeof(sizes), " containers (metadata mostly %.3g-%.3g MiB each), ",
+                  4 * fill, 16 * fill);
+    w.description = std::to_string(w.containers) + sizes +
+                    Count(static_cast<double>(created)) + " created blocks, " + Count(live) +
+                    " live (" + share + " deleted)" + desc;
+    w.container_blocks = std::move(blocks);
+    w.crashed_containers = crashed;
+    plain.push_back(std::move(w));
+  };
+  const int64_t server_containers = Scaled(k, kServerContainers);
+  const int64_t server_live = Scaled(k, kServerLiveBlocks);
+  const double server_fill = std::min(1.0, k * kServerContainers / kServerMinFullSizeContainers);
+  add_server("S1-server", "", server_fill, server_live, 0);
+  {
+    BenchWorkload w;
+    w.name = "S2-10M-live";
+    w.group = "S";
+    w.opt_in = true;
+    w.sparse_data = true;
+    w.containers = Scaled(k, 1000);
+    w.blocks_per_container = 11112;
+    w.deleted_percentage = 10;
+    w.description = Count(static_cast<double>(w.containers) * 10000) + " live blocks, " +
+                    std::to_string(w.containers) + " containers of 11112 blocks, 10% deleted";
+    plain.push_back(std::move(w));
+  }
+  {
+    // A server writes to several containers at once; all of them are torn.
+    const int64_t crashed = std::min<int64_t>(server_containers, 8);
+    add_server("S3-after-crash",
+               ", the last " + std::to_string(crashed) +
+                   " containers ending in a zero tail or a partial record",
+               server_fill, server_live, crashed);
+  }
+
   std::vector<BenchWorkload> all;
   for (const BenchWorkload& w : plain) {
     all.push_back(w);
@@ -161,7 +283,7 @@ Status SelectWorkloads(const std::vector<BenchWorkload>& all, const std::string&
     bool matched = false;
     for (const BenchWorkload& w : all) {
       std::string base = w.encrypted ? w.name.substr(0, w.name.size() - 4) : w.name;
-      if (t == "all" || t == w.group || t == base || t == w.name) {
+      if ((t == "all" && !w.opt_in) || t == w.group || t == base || t == w.name) {
         // An explicit "-enc" name selects that one whatever --bench_encryption says.
         const bool enc_ok = t == w.name ||
                             (encryption == "both" || (encryption == "plain") != w.encrypted);
@@ -171,7 +293,7 @@ Status SelectWorkloads(const std::vector<BenchWorkload>& all, const std::string&
     }
     if (!matched) {
       std::ostringstream names;
-      names << "G1..G5, all";
+      names << "G1..G5, S (opt-in), all";
       for (const BenchWorkload& w : all) names << ", " << w.name;
       return Status::InvalidArgument("--bench_workloads: no workload named '" + t +
                                      "' (known: " + names.str() + ")");
@@ -204,15 +326,25 @@ Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
     opts.writer.server_key = key;
     opts.writer.algorithm = CipherAlgorithm::kAes128Ctr;
   }
+  opts.writer.sparse_data = w.sparse_data;
   opts.containers = w.containers;
   opts.blocks_per_container = w.blocks_per_container;
+  opts.container_blocks = w.container_blocks;
   opts.deleted_block_percentage = w.deleted_percentage;
+  opts.deleted_blocks = w.deleted_blocks;
   opts.seed = seed;
   opts.min_block_size = sizing.min_block_size;
   opts.max_block_size = std::max(sizing.min_block_size, sizing.max_block_size);
 
   const auto start = std::chrono::steady_clock::now();
   RETURN_NOT_OK_PREPEND(fs::RunBlockWorkload(opts, &out->result), "generating " + w.name);
+  const std::vector<std::string>& ids = out->result.container_ids;
+  const size_t crashed = std::min<size_t>(ids.size(), static_cast<size_t>(w.crashed_containers));
+  for (size_t i = 0; i < crashed; i++) {
+    RETURN_NOT_OK_PREPEND(AddCrashTail(root, ids[ids.size() - 1 - i],
+                                       w.encrypted ? key : nullptr, i % 2 == 0),
+                          "crash tail of " + w.name);
+  }
   out->seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return Status::OK();

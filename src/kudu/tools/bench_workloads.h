@@ -30,6 +30,18 @@
 //       lowered to 1 MiB for this workload (instead of writing 64 MiB
 //       files), and both containers' files (~3 MiB) are above it
 //
+// Server scale, opt-in (named by group or name, never part of "all", so the
+// default run stays short), generated with sparse data files:
+//
+//   S1  the server this project exists for: 16,721 containers whose
+//       metadata sizes follow a histogram of mostly 4-16 MiB, 77,987 live
+//       blocks, every other created block deleted; --bench_scale multiplies the
+//       container and live block counts (fractions welcome, e.g. 0.01)
+//   S2  10M live blocks (the scale of upstream's startup-time reports), 10%
+//       deleted, in 1,000 containers of ~0.5 MiB metadata
+//   S3  S1 after a crash: the last containers being written end in a zero
+//       tail (a size extended past unwritten bytes) or a partial record
+//
 // Each exists plain and encrypted (AES-128 file keys): "G1-100k" and
 // "G1-100k-enc".
 #pragma once
@@ -58,6 +70,17 @@ struct BenchWorkload {
   int64_t max_container_blocks = -1;
   // Non-zero: the in-memory threshold for this workload (G5); 0: the flag's.
   uint64_t inmem_threshold_bytes = 0;
+  // Left out of "all": selected by its group or name only.
+  bool opt_in = false;
+  // Non-empty: CREATEs of each container, in place of containers x
+  // blocks_per_container; deleted_blocks >= 0 then replaces the percentage.
+  std::vector<int64_t> container_blocks;
+  int64_t deleted_blocks = -1;
+  // Data files as holes (fs::ContainerWriterOptions::sparse_data).
+  bool sparse_data = false;
+  // After generation, this many of the last containers written get a crash
+  // tail: a zero tail and a partial record, alternately.
+  int64_t crashed_containers = 0;
 };
 
 struct WorkloadSizing {
@@ -71,7 +94,7 @@ struct WorkloadSizing {
 std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing);
 
 // Picks workloads by a comma-separated list of groups ("G1"), names
-// ("G1-100k") or names with "-enc", "all" for every one; `encryption` is
+// ("G1-100k") or names with "-enc", "all" for every one not opt-in; `encryption` is
 // "both", "plain" or "encrypted". InvalidArgument for a token that names
 // nothing (the message lists the names).
 Status SelectWorkloads(const std::vector<BenchWorkload>& all, const std::string& spec,
@@ -84,7 +107,8 @@ struct GeneratedState {
 };
 
 // Writes `w` into a fresh data dir under `parent` (<parent>/<name>/d0),
-// encrypted with `key` (AES-128 file keys) when w.encrypted.
+// encrypted with `key` (AES-128 file keys) when w.encrypted, then gives the
+// crashed containers their tails.
 Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
                         const std::string& parent, const ServerKey* key, uint64_t seed,
                         GeneratedState* out);

@@ -96,6 +96,11 @@ DEFINE_validator(encryption_key_length, +[](const char*, int32_t bits) {
 DEFINE_bool(generate_fsync, false,
             "generate: fsync data before records and metadata after each commit, as a server "
             "does (slower; the order of writes is the same without it)");
+DEFINE_bool(generate_sparse_data, false,
+            "generate: do not write block bytes; size each data file to hold its blocks as "
+            "holes. The metadata is byte-identical to a run without the flag (same seed), "
+            "written in fewer, larger writes: for server-sized states whose block contents "
+            "are not needed");
 
 namespace kudu {
 namespace tools {
@@ -212,6 +217,7 @@ int RunGenerate(const std::vector<std::string>& args) {
       std::all_of(recorded.begin(), recorded.end(), [&](uint64_t b) { return b == recorded[0]; })) {
     opts.writer.fs_block_size = recorded[0];
   }
+  opts.writer.sparse_data = FLAGS_generate_sparse_data;
   if (FLAGS_encrypt) {
     if (prepared.server_key == nullptr) {
       return UsageError("--encrypt: the data dirs were formatted without a server key; give one "

@@ -1,0 +1,118 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// The server-scale workloads of `kudu fs bench` (group S): registered but
+// opt-in, generated with sparse data files, and the after-crash state ends
+// its last containers in a zero tail and a partial record that every
+// strategy handles to the generator's live blocks. Run at a tiny scale,
+// where the containers shrink with it.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kudu/util/env.h"
+#include "util/kudu_subprocess.h"
+#include "util/test_macros.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace {
+
+using nlohmann::json;
+using test::Describe;
+using test::RunKudu;
+using test::RunResult;
+using test::TempDir;
+
+// The first value of `key` anywhere in `j` (depth first), or -1.
+int64_t FindCount(const json& j, const std::string& key) {
+  if (j.is_object()) {
+    auto it = j.find(key);
+    if (it != j.end() && it->is_number()) return it->get<int64_t>();
+  }
+  if (j.is_object() || j.is_array()) {
+    for (const json& v : j) {
+      int64_t n = FindCount(v, key);
+      if (n >= 0) return n;
+    }
+  }
+  return -1;
+}
+
+TEST(BenchServerWorkloadsTest, NamedInTheListButNotInAll) {
+  TempDir tmp;
+  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=nosuch"});
+  ASSERT_EQ(2, r.exit_status) << Describe(r);
+  for (const char* name : {"S1-server", "S2-10M-live", "S3-after-crash", "S (opt-in)"}) {
+    EXPECT_NE(std::string::npos, r.err.find(name)) << name << ": " << r.err;
+  }
+}
+
+TEST(BenchServerWorkloadsTest, AfterCrashStateOpensToTheGeneratorsBlocks) {
+  TempDir tmp;
+  // Scale 0.00012: 2 containers (of the server's 16,721), each ~1/8 of its
+  // usual size, 9 live blocks; both are torn, one of each kind.
+  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=S3-after-crash",
+                              "--bench_scale=0.00012", "--bench_repetitions=1",
+                              "--bench_strategies=inmemory", "--format=json",
+                              "--bench_keep_generated", "--bench_dir=" + tmp.path()});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  json j;
+  ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;
+  EXPECT_TRUE(j["ok"].get<bool>());
+  ASSERT_EQ(2u, j["workloads"].size()) << r.out;
+
+  // The kept plain state: `check` sees the two tails and no error.
+  std::vector<std::string> roots;
+  std::vector<std::string> names;
+  ASSERT_OK(env::ListDir(tmp.path(), &names));
+  for (const std::string& n : names) {
+    const std::string root = env::JoinPath(env::JoinPath(tmp.path(), n), "S3-after-crash/d0");
+    if (env::FileExists(root)) roots.push_back(root);
+  }
+  ASSERT_EQ(1u, roots.size());
+  RunResult check = RunKudu(tmp, {"fs", "check", "--format=json", "--fs_data_dirs=" + roots[0]});
+  ASSERT_EQ(0, check.exit_status) << Describe(check);
+  json c;
+  ASSERT_NO_THROW(c = json::parse(check.out)) << check.out;
+  // Both tails are partial trailing records, one of each kind.
+  EXPECT_EQ(2, FindCount(c, "partial_records")) << check.out;
+  EXPECT_NE(std::string::npos, check.out.find("zero-filled tail")) << check.out;
+  EXPECT_NE(std::string::npos, check.out.find("runs past the end of the file")) << check.out;
+  // The data files are holes: far less allocated than their size.
+  std::vector<std::string> files;
+  ASSERT_OK(env::ListDir(env::JoinPath(roots[0], "data"), &files));
+  uint64_t data_size = 0, allocated = 0;
+  for (const std::string& f : files) {
+    if (f.size() > 5 && f.compare(f.size() - 5, 5, ".data") == 0) {
+      struct stat st;
+      const std::string path = env::JoinPath(env::JoinPath(roots[0], "data"), f);
+      ASSERT_EQ(0, ::stat(path.c_str(), &st)) << path;
+      data_size += static_cast<uint64_t>(st.st_size);
+      allocated += static_cast<uint64_t>(st.st_blocks) * 512;
+    }
+  }
+  EXPECT_GT(data_size, 10u << 20);
+  EXPECT_LT(allocated, data_size / 100);
+}
+
+}  // namespace
+}  // namespace kudu
