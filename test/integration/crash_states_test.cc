@@ -27,7 +27,6 @@
 
 #include <functional>
 #include <iostream>
-#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -205,17 +204,16 @@ class CrashStatesTest : public ::testing::TestWithParam<Param> {
   }
 
   // The checks every crash state must pass: "" or what failed.
-  std::string CheckState(const std::vector<std::string>& roots, const std::vector<LiveSet>& allowed,
-                  const CrashExplorer::State& st, const std::string& log) {
-    const std::string where = "crash after op " + std::to_string(st.prefix) + " (" + st.what +
-                              ", " + std::to_string(st.steps_done) + " steps done); log:\n" + log;
+  std::string CheckState(const std::vector<std::string>& roots,
+                         const std::vector<LiveSet>& allowed, const CrashExplorer::State& st,
+                         const std::string& log) {
+    auto fail = [&](const std::string& what) {
+      return what + "\ncrash after op " + std::to_string(st.prefix) + " (" + st.what + ", " +
+             std::to_string(st.steps_done) + " steps done); log:\n" + log;
+    };
     OpenResult r;
     Status s = fs::OpenBlockManager(Options(roots, false), &r);
-    if (!s.ok()) {
-      std::ostringstream o;
-      o << "fatal open: " << s.ToString() << "\n" << where;
-      return o.str();
-    }
+    if (!s.ok()) return fail("fatal open: " + s.ToString());
     // Every block live both before and after the step in flight (and so
     // every acknowledged one) is there, and nothing live is from neither.
     const LiveSet live = test::LiveSetOf(r);
@@ -224,43 +222,32 @@ class CrashStatesTest : public ::testing::TestWithParam<Param> {
     for (const auto& kv : lo) {
       auto a = hi.find(kv.first);
       if (a != hi.end() && a->second == kv.second && live.count(kv.first) == 0) {
-        std::ostringstream o;
-        o << "acknowledged block " << kv.first << " lost\n" << where;
-        return o.str();
+        return fail("acknowledged block " + std::to_string(kv.first) + " lost");
       }
     }
     for (const auto& kv : live) {
       auto b = lo.find(kv.first);
       auto a = hi.find(kv.first);
       if ((b == lo.end() || b->second != kv.second) && (a == hi.end() || a->second != kv.second)) {
-        std::ostringstream o;
-        o << "block " << kv.first << " live, but neither before nor after the step\n"
-                      << where;
-        return o.str();
+        return fail("block " + std::to_string(kv.first) +
+                    " live, but neither before nor after the step");
       }
     }
     OpenResult rep;
     s = fs::OpenBlockManager(Options(roots, true), &rep);
     if (!s.ok() || !rep.repairs.status.ok()) {
-      std::ostringstream o;
-      o << "repair of the crash state failed: " << s.ToString() << " / "
-                    << rep.repairs.status.ToString() << "\n" << where;
-      return o.str();
+      return fail("repair of the crash state failed: " + s.ToString() + " / " +
+                  rep.repairs.status.ToString());
     }
     OpenResult after;
     s = fs::OpenBlockManager(Options(roots, false), &after);
-    if (!s.ok() || test::LiveSetOf(after) != live) {
-      std::ostringstream o;
-      o << "after the repair: " << s.ToString() << ", live set changed\n" << where;
-      return o.str();
-    }
+    if (!s.ok()) return fail("reopen after the repair: " + s.ToString());
+    if (test::LiveSetOf(after) != live) return fail("the repair changed the live set");
     const nlohmann::json j = fs::FsReportJson(after);
     for (const char* k : {"partial_records", "incomplete_containers", "dead_containers",
                           "low_live_containers", "leftover_tmp_files"}) {
       if (j[k].get<uint64_t>() != 0) {
-        std::ostringstream o;
-        o << "after the repair still " << j[k] << " " << k << "\n" << where;
-        return o.str();
+        return fail("after the repair still " + j[k].dump() + " " + k);
       }
     }
     return "";
