@@ -34,7 +34,8 @@
 //     un-fsynced changes lost from each point on while every other file's
 //     are kept (files reach the disk independently of each other).
 //
-// States that hold the same files and bytes are visited once.
+// States that hold the same files and bytes after the same number of
+// acknowledged steps are visited once.
 #pragma once
 
 #include <cstdint>
