@@ -36,6 +36,7 @@
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/fs_report.h"
 #include "kudu/fs/repair.h"
+#include "kudu/fs/temp_files.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
 #include "kudu/util/io_fault_injector.h"
@@ -195,7 +196,7 @@ class CrashStatesTest : public ::testing::TestWithParam<Param> {
           const std::string path = root + "/data/" + name;
           std::string bytes;
           ASSERT_OK(test::ReadFileToString(path, &bytes));
-          ASSERT_OK(test::WriteStringToFile(fs::NewTempMetadataPath(path),
+          ASSERT_OK(test::WriteStringToFile(fs::NewTempFilePath(path),
                                             bytes.substr(0, made % 2 == 0 ? 40 : 0)));
           made++;
         }

@@ -268,7 +268,7 @@ int RunGenerate(const std::vector<std::string>& args) {
     FlagList(DirFlags(), {"containers", "blocks_per_container", "deleted_block_percentage", "seed",
                           "encrypt", "encryption_key_length", "generate_fsync", "server_key_hex",
                           "server_key_test_provider_hex", "log_container_max_size",
-                          "log_container_max_blocks"}),
+                          "log_container_max_blocks", "generate_sparse_data"}),
     "",
     "Writes containers with CREATE and DELETE records (data files with bytes, metadata "
     "files in the order a server writes them) into <root>/data/ of every data root, "
