@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "kudu/fs/block_map.h"
+#include "kudu/fs/container_classification.h"
 #include "kudu/fs/container_info.h"
 #include "kudu/fs/container_listing.h"
 #include "kudu/fs/metadata_readahead.h"
@@ -88,6 +89,9 @@ struct BlockManagerOpenOptions {
   uint64_t max_container_size;
   int64_t max_container_blocks;  // <= 0: unlimited
   double live_ratio_before_compact;
+  // The other limits of §4.3 (metadata size, extra space, runtime
+  // compaction), from their flags; its first three fields are the ones above.
+  ClassificationRules classification;
   // 0: each dir's filesystem block size (env::GetBlockSize of <root>/data).
   uint64_t fs_block_size = 0;
   // Log "Opened N log block containers" every this many containers.

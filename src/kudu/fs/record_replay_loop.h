@@ -61,7 +61,7 @@ ReplayOutcome ReplayRecordsFrom(Source* source, BlockRecordPB* fallback, BlockRe
   Status s = reader.ReadHeaders(BlockRecordTypeName());
   if (!s.ok()) {
     return MakeReplayOutcome(s.IsEndOfFile() ? Status::Corruption(s.message()) : s,
-                             source->data_start(), 0);
+                             reader.record_offset(), 0);
   }
   uint64_t records = 0;
   Slice body;

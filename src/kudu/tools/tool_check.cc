@@ -65,6 +65,7 @@ Status PrepareOpen(fs::BlockManagerOpenOptions* opts, ServerKey* key) {
   opts->server_key = have_key ? key : nullptr;
   RETURN_NOT_OK(ReplayPolicyOptions::FromFlags(&opts->policy));
   RETURN_NOT_OK(fs::ReadaheadOptions::FromFlags(&opts->readahead));
+  RETURN_NOT_OK(fs::ValidateClassificationFlags());
   if (opts->threads_per_dir < 1) {
     return Status::InvalidArgument("--fs_max_thread_count_per_data_dir must be at least 1");
   }

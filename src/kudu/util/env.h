@@ -34,6 +34,8 @@ namespace env {
 Status ListDir(const std::string& dir, std::vector<std::string>* names);
 // NotFound if `path` does not exist.
 Status GetFileSize(const std::string& path, uint64_t* size);
+// The disk space `path` occupies: st_blocks x 512 (holes excluded).
+Status GetFileAllocatedSize(const std::string& path, uint64_t* bytes);
 bool FileExists(const std::string& path);
 Status IsDirectory(const std::string& path, bool* is_dir);
 Status CreateDirs(const std::string& path);
