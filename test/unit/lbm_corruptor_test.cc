@@ -326,6 +326,45 @@ TEST_P(LbmCorruptorTest, ExtraSpaceKindsAllocateSpaceAndKeepTheLiveSet) {
   EXPECT_TRUE(Find(r, made[0].container)->extra_space);
 }
 
+// §4.3 on real containers: full by metadata size, and Kudu's runtime
+// compaction rule (only with its flag, full or not), through the open's
+// options.
+TEST_P(LbmCorruptorTest, MetadataLimitAndRuntimeCompactionRule) {
+  auto open = [&](int64_t max_blocks, int64_t max_metadata, bool runtime, double ratio) {
+    fs::BlockManagerOpenOptions o = OpenOptions(roots_, key());
+    o.max_container_blocks = max_blocks;
+    o.live_ratio_before_compact = ratio;
+    o.classification.max_metadata_size = max_metadata;
+    o.classification.runtime_compact = runtime;
+    fs::OpenResult r;
+    fs::OpenBlockManager(o, &r);
+    EXPECT_TRUE(r.ok()) << r.status.ToString();
+    return fs::FsReportJson(r);
+  };
+  // Not full by blocks; every metadata file is past 1 byte: full by metadata.
+  nlohmann::json j = open(-1, 1, false, 0.5);
+  EXPECT_EQ(static_cast<uint64_t>(kContainers), j["full_containers"].get<uint64_t>());
+  // Neither limit: nothing full, and without the runtime rule no candidate.
+  j = open(-1, 0, false, 0.9);
+  EXPECT_EQ(0u, j["full_containers"].get<uint64_t>());
+  EXPECT_EQ(0u, j["low_live_containers"].get<uint64_t>());
+  // The runtime rule takes containers that are not full, strictly below the
+  // ratio (with no size limit the size condition holds).
+  j = open(-1, 0, true, 0.9);
+  EXPECT_GT(j["low_live_containers"].get<uint64_t>(), 0u);
+  for (const auto& e : j["entries"]["low_live_containers"]) {
+    EXPECT_EQ("runtime", e["rule"]);
+    EXPECT_LT(e["live_blocks"].get<double>(), 0.9 * e["total_blocks"].get<double>());
+    EXPECT_FALSE(e["repaired"].get<bool>());
+  }
+  // A size limit no file reaches: the runtime rule's size condition fails.
+  j = open(-1, 1LL << 40, true, 0.9);
+  EXPECT_EQ(0u, j["low_live_containers"].get<uint64_t>());
+  // Full as well: the startup rule wins for the containers both take.
+  j = open(kBlocksPerContainer, 0, true, 0.9);
+  for (const auto& e : j["entries"]["low_live_containers"]) EXPECT_EQ("startup", e["rule"]);
+}
+
 TEST_P(LbmCorruptorTest, FatalKindsAreReportedAtTheirOffsets) {
   struct Case {
     const char* name;
