@@ -37,6 +37,7 @@
 #include "kudu/fs/fs_report.h"
 #include "kudu/util/env.h"
 #include "kudu/util/io_fault_injector.h"
+#include "kudu/util/pb_container_writer.h"
 #include "util/fs_fixture_util.h"
 #include "util/reference_replay_util.h"
 #include "util/test_macros.h"
@@ -558,6 +559,22 @@ TEST_P(ProblemsTest, FatalProblemsFailTheOpenButEveryContainerIsReported) {
          ASSERT_OK(test::FlipByte(c->metadata_path, base_header() + 16 + 20));
          *offset = base_header() + 16;  // §2: the supplemental header's record offset
          *word = "supplemental header";
+         *live = 0;
+       }},
+      {"supplemental header naming another record type",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         std::vector<BlockRecordPB> rs = {Create(1, 0)};
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), data_size_, &rs, k_, c));
+         WriteEncryption enc;
+         enc.server_key = k_;
+         std::unique_ptr<WritableFile> f;
+         ASSERT_OK(WritableFile::Open(c->metadata_path, CreateMode::kTruncate, enc, &f));
+         std::unique_ptr<PbContainerWriter> w;
+         ASSERT_OK(PbContainerWriter::Create(std::move(f), 2, BlockIdPB::descriptor(), &w));
+         ASSERT_OK(w->Close());
+         *offset = base_header() + 16;  // §2: the supplemental header's record offset
+         *word = "names record type";
          *live = 0;
        }},
       {"v1 partial record is corruption",
