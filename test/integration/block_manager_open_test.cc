@@ -351,7 +351,9 @@ TEST_P(ProblemsTest, NonFatalProblemsAreReportedAndTheOpenSucceeds) {
   ASSERT_OK(test::WriteHandContainer(d0, test::ContainerIdFor(7), -1, nullptr, k_, &c07));
   ASSERT_OK(test::WriteStringToFile(c07.metadata_path, ""));
   // c08 (second dir): metadata without data, and no live block: incomplete.
-  std::vector<BlockRecordPB> r08 = {Create(40, 0), MakeDelete(40)};
+  // Its replay is naive (§4.1): a DELETE of an id never created is no
+  // malformed record there.
+  std::vector<BlockRecordPB> r08 = {Create(40, 0), MakeDelete(40), MakeDelete(77)};
   ASSERT_OK(test::WriteHandContainer(d1, test::ContainerIdFor(8), -1, &r08, k_, &c08));
   // c09: clean; plus files the open must ignore.
   std::vector<BlockRecordPB> r09 = {Create(50, 0), Create(51, 1), Create(52, 2, 0)};
@@ -591,7 +593,8 @@ TEST_P(ProblemsTest, FatalProblemsFailTheOpenButEveryContainerIsReported) {
       {"metadata without data but with live blocks",
        [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
            uint64_t* live) {
-         std::vector<BlockRecordPB> rs = {Create(1, 0), Create(2, 1), MakeDelete(1)};
+         // Replayed naively (§4.1): the DELETE of an unknown id is no malformed record.
+         std::vector<BlockRecordPB> rs = {Create(1, 0), Create(2, 1), MakeDelete(1), MakeDelete(77)};
          ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), -1, &rs, k_, c));
          *offset = kNoOffset;  // a missing file: no byte to point at
          *word = "is missing, but the metadata has 1 live blocks";
@@ -637,6 +640,7 @@ TEST_P(ProblemsTest, FatalProblemsFailTheOpenButEveryContainerIsReported) {
     // §4.1: a corrupt container counts only in corrupt_containers; the
     // healthy one beside it is reported as usual.
     EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());
+    EXPECT_EQ(0u, j["malformed_records"].get<uint64_t>());
     EXPECT_EQ(1u, j["containers"].get<uint64_t>());
     EXPECT_EQ(2u, j["live_blocks"].get<uint64_t>());
     EXPECT_EQ(101u, j["max_block_id"].get<uint64_t>());

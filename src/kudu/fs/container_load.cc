@@ -237,7 +237,9 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
   // live map does not rehash as it fills.
   state.Reserve(EstimatedCreateRecords(MetadataPayloadBytes(*c)));
   RecordOutcome(replayer->Replay(file.get(), &state), c);
-  c->malformed = state.malformed();
+  // Without a data file the replay is Kudu's naive one (§4.1): only
+  // whether ids are left counts, no record is malformed.
+  if (c->has_data) c->malformed = state.malformed();
   if (!c->malformed.empty()) FillMalformedTexts(file.get(), replayer->stats(), &c->malformed);
   file.reset();  // one metadata file open per thread at most
   c->kept_dead_blocks = state.DeadBlocksCompactionKeeps();
