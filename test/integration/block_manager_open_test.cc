@@ -21,6 +21,7 @@
 // an independent reference replay; every problem of §2 and §4 of the format
 // doc produces the prescribed report entries and status under every replay
 // strategy, with identical JSON apart from the replay statistics and timing.
+#include <google/protobuf/unknown_field_set.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -499,6 +500,34 @@ TEST_P(ProblemsTest, MalformedRecordsAreFatalWithTheirReasonAndText) {
             malformed[1]["record"]);
   EXPECT_NE(std::string::npos, malformed[7]["record"].get<std::string>().find("op_type: UNKNOWN\n"));
   EXPECT_NE(std::string::npos, text.find("\nStatus: " + kudu_status + "\n"));
+}
+
+// The text format keeps a record's unknown fields, in the order they appear:
+// a varint in decimal, fixed32 and fixed64 in hex, a length-delimited field
+// that is no message as a C-escaped string, one that is as a nested message.
+TEST_P(ProblemsTest, MalformedRecordTextKeepsUnknownFields) {
+  TempDir tmp;
+  const std::string d0 = tmp.Join("d0");
+  BlockRecordPB odd = MakeDelete(98);
+  google::protobuf::UnknownFieldSet* u = odd.mutable_unknown_fields();
+  u->AddVarint(9, 5);
+  u->AddFixed32(10, 7);
+  u->AddFixed64(11, 8);
+  u->AddLengthDelimited(12, "hi\n\377");
+  u->AddLengthDelimited(13)->assign(std::string("\x08\x2a", 2));  // field 1, varint 42
+  std::vector<BlockRecordPB> rs = {Create(1, 0), odd};
+  HandContainer c;
+  ASSERT_OK(test::WriteHandContainer(d0, test::ContainerIdFor(1), data_size_, &rs, k_, &c));
+  OpenResult r;
+  json j;
+  OpenAll({d0}, &r, &j);
+  ASSERT_EQ(1u, j["entries"]["malformed_records"].size());
+  const json& m = j["entries"]["malformed_records"][0];
+  EXPECT_EQ("delete_not_live", m["reason"]);
+  EXPECT_EQ(c.record_offsets[1], m["offset"].get<uint64_t>());
+  EXPECT_EQ("block_id {\n  id: 98\n}\nop_type: DELETE\ntimestamp_us: 2\n9: 5\n10: 0x00000007\n"
+            "11: 0x0000000000000008\n12: \"hi\\n\\377\"\n13 {\n  1: 42\n}\n",
+            m["record"]);
 }
 
 TEST_P(ProblemsTest, FatalProblemsFailTheOpenButEveryContainerIsReported) {

@@ -74,8 +74,8 @@ namespace fs {
 struct BlockManagerOpenOptions {
   // Reads --fs_max_thread_count_per_data_dir, --log_container_max_size,
   // --log_container_max_blocks,
-  // --log_container_live_metadata_before_compact_ratio and the read-ahead
-  // flags as they are now (an unparsable read-ahead flag leaves the
+  // --log_container_live_metadata_before_compact_ratio, the classification
+  // flags (container_classification.h) and the read-ahead flags as they are now (an unparsable read-ahead flag leaves the
   // defaults; the tools reject it before opening).
   // `policy` keeps its defaults: set it with ReplayPolicyOptions::FromFlags.
   BlockManagerOpenOptions();
