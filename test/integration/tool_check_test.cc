@@ -150,17 +150,33 @@ TEST_F(ToolCheckTest, CheckAndListAgreeWithTheGenerator) {
     // stdout is one JSON object and nothing else.
     json j = json::parse(r.out);
     ASSERT_TRUE(j.is_object());
+    // Every key of the tool contract.
     for (const char* key :
-         {"ok", "status", "data_dirs", "containers", "full_containers", "live_blocks",
-          "live_bytes", "live_bytes_aligned", "max_block_id", "malformed_records",
-          "partial_records", "incomplete_containers", "corrupt_containers", "entries", "replay",
-          "timing"}) {
+         {"ok", "status", "wal_dir", "metadata_dir", "data_dirs", "encrypted", "containers",
+          "full_containers", "dead_containers", "low_live_containers", "live_blocks",
+          "live_bytes", "live_bytes_aligned", "max_block_id", "next_block_id",
+          "malformed_records", "misaligned_blocks", "partial_records", "incomplete_containers",
+          "full_container_extra_space", "full_container_extra_space_bytes",
+          "corrupt_containers", "leftover_tmp_files", "unexpected_files",
+          "nonstandard_container_names", "unlocked_dirs", "repair_errors", "repaired", "entries",
+          "replay", "timing"}) {
       EXPECT_TRUE(j.contains(key)) << key;
     }
-    for (const char* key : {"malformed_records", "partial_records", "incomplete_containers",
-                            "corruption"}) {
-      EXPECT_TRUE(j["entries"][key].is_array()) << key;
+    for (const char* key : {"full_container_extra_space", "full_container_extra_space_bytes",
+                            "incomplete_containers", "partial_records", "dead_containers",
+                            "compacted_containers", "leftover_tmp_files", "punched_blocks"}) {
+      EXPECT_EQ(0u, j["repaired"][key].get<uint64_t>()) << key;
     }
+    // Each count is its list's length.
+    for (const char* key :
+         {"malformed_records", "misaligned_blocks", "partial_records", "incomplete_containers",
+          "full_container_extra_space", "dead_containers", "low_live_containers",
+          "leftover_tmp_files", "unexpected_files", "nonstandard_container_names",
+          "unlocked_dirs", "repair_errors"}) {
+      ASSERT_TRUE(j["entries"][key].is_array()) << key;
+      EXPECT_EQ(j["entries"][key].size(), j[key].get<uint64_t>()) << key;
+    }
+    EXPECT_TRUE(j["entries"]["corruption"].is_array());
     for (const char* key : {"containers_by_strategy", "fallbacks", "metadata_read_syscalls",
                             "metadata_bytes_read", "peak_buffer_bytes", "memory_budget_bytes"}) {
       EXPECT_TRUE(j["replay"].contains(key)) << key;
@@ -259,6 +275,107 @@ TEST_F(ToolCheckTest, EncryptedDirsWithTheKeyInEitherForm) {
                    "16, 24 or 32 bytes");
   ExpectUsageError({"fs", "check", "--fs_data_dirs=" + Join(roots), "--server_key_hex=zz"},
                    "--server_key_hex");
+}
+
+// Kudu's FS layout report, line for line (tool contract, "Text report"),
+// then the project's sections and the status as the last line.
+TEST_F(ToolCheckTest, TextReportStartsWithKudusLayoutReport) {
+  const std::vector<std::string> roots = {tmp_.Join("a"), tmp_.Join("b")};
+  Generate(roots, 4, 10);
+  ASSERT_FALSE(HasFatalFailure());
+  RunResult js = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + Join(roots), "--format=json"});
+  ASSERT_EQ(0, js.exit_status) << Describe(js);
+  const json j = json::parse(js.out);
+  RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + Join(roots)});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  auto n = [&](const char* key) { return std::to_string(j[key].get<uint64_t>()); };
+  const std::string want =
+      "FS layout report\n"
+      "--------------------\n"
+      "wal directory: " + j["wal_dir"].get<std::string>() + "\n"
+      "metadata directory: " + j["metadata_dir"].get<std::string>() + "\n"
+      "2 data directories: " + roots[0] + "/data, " + roots[1] + "/data\n"
+      "Total live blocks: " + n("live_blocks") + "\n"
+      "Total live bytes: " + n("live_bytes") + "\n"
+      "Total live bytes (after alignment): " + n("live_bytes_aligned") + "\n"
+      "Total number of LBM containers: 4 (" + n("full_containers") + " full)\n"
+      "Did not check for missing blocks\n"
+      "Did not check for orphaned blocks\n"
+      "Total full LBM containers with extra space: 0 (0 repaired)\n"
+      "Total full LBM container extra space in bytes: 0 (0 repaired)\n"
+      "Total incomplete LBM containers: 0 (0 repaired)\n"
+      "Total LBM partial records: 0 (0 repaired)\n"
+      "Total corrupted LBM metadata records in RocksDB: 0 (0 repaired)\n"
+      "\n";
+  EXPECT_EQ(want, r.out.substr(0, want.size()));
+  EXPECT_EQ(roots[0], j["wal_dir"]);
+  const std::vector<std::string> lines = Lines(r.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ("Status: OK", lines.back());
+  EXPECT_EQ('\n', r.out.back());
+}
+
+// §4.4: a data file truncated to 0 bytes leaves every CREATE of a non-empty
+// block past its end: malformed records, fatal as for a Kudu server, which
+// refuses to start on it.
+TEST_F(ToolCheckTest, DataFileTruncatedToZeroIsFatal) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 2, 10);
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<std::string> names;
+  ASSERT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
+  std::sort(names.begin(), names.end());
+  std::string data, id;
+  for (const std::string& nm : names) {
+    if (nm.size() > 5 && nm.substr(nm.size() - 5) == ".data") {
+      data = env::JoinPath(root, "data/" + nm);
+      id = nm.substr(0, nm.size() - 5);
+      break;
+    }
+  }
+  ASSERT_FALSE(data.empty());
+  ASSERT_OK(test::TruncateFileTo(data, 0));
+
+  RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
+  EXPECT_EQ(1, r.exit_status) << Describe(r);
+  const json j = json::parse(r.out);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  EXPECT_EQ("Corruption: found at least one fatal error in block manager on-disk state. See "
+            "block manager consistency report for details",
+            j["status"]);
+  ASSERT_GT(j["malformed_records"].get<uint64_t>(), 0u);
+  EXPECT_EQ(0u, j["corrupt_containers"].get<uint64_t>());
+  // Each CREATE past the end; the DELETEs of those blocks then find them not live.
+  size_t past_end = 0;
+  for (const auto& e : j["entries"]["malformed_records"]) {
+    EXPECT_EQ(root + "/data/" + id, e["container"]);
+    const std::string reason = e["reason"];
+    EXPECT_TRUE(reason == "past_end_of_data" || reason == "delete_not_live") << reason;
+    past_end += reason == "past_end_of_data";
+  }
+  EXPECT_EQ(10u, past_end);
+  RunResult text = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root});
+  EXPECT_EQ(1, text.exit_status) << Describe(text);
+  EXPECT_NE(std::string::npos,
+            text.out.find("Fatal error: malformed record in container " + root + "/data/" + id +
+                          ": block_id {\n"));
+  EXPECT_EQ("Status: Corruption: found at least one fatal error in block manager on-disk state. "
+            "See block manager consistency report for details",
+            Lines(text.out).back());
+  RunResult list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + root});
+  EXPECT_EQ(1, list.exit_status) << Describe(list);
+  EXPECT_EQ("", list.out);
+}
+
+// The runtime compaction rule needs a positive size ratio: a usage error.
+TEST_F(ToolCheckTest, RuntimeCompactionWithoutASizeRatioIsAUsageError) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 1, 4);
+  ASSERT_FALSE(HasFatalFailure());
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + root,
+                    "--log_container_metadata_runtime_compact",
+                    "--log_container_metadata_size_before_compact_ratio=0"},
+                   "--log_container_metadata_size_before_compact_ratio");
 }
 
 TEST_F(ToolCheckTest, FatalCorruptionGivesExitOneAndTheReport) {

@@ -19,6 +19,7 @@
 // and the class each gives, with the flags' defaults and with limits set.
 #include "kudu/fs/container_classification.h"
 
+#include <gflags/gflags.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -116,8 +117,11 @@ TEST(ContainerClassificationTest, Table) {
       {"past max size, one live", Replayed(kMaxSize + 1, 10, 1), Rules(), C::kLowLive, R::kNone},
       {"ratio 0: only dead is compacted", Replayed(kMaxSize, 10, 1), Rules(-1, 0), C::kFull,
        R::kNone},
-      {"ratio 1: every full one", Replayed(kMaxSize, 10, 10), Rules(-1, 1), C::kLowLive,
-       R::kNone},
+      {"ratio 1: every full one with a dead block", Replayed(kMaxSize, 10, 9), Rules(-1, 1),
+       C::kLowLive, R::kNone},
+      // §4.3: a rewrite that would drop nothing is no compaction.
+      {"ratio 1, nothing dead: nothing to drop", Replayed(kMaxSize, 10, 10), Rules(-1, 1),
+       C::kFull, R::kNone},
       // Full by block count, only when the limit is set.
       {"block limit unset", Replayed(0, 1000000, 1000000), Rules(-1), C::kActive, R::kNone},
       {"block limit 0 is unlimited", Replayed(0, 1000000, 1000000), Rules(0), C::kActive,
@@ -138,6 +142,117 @@ TEST(ContainerClassificationTest, Table) {
                 static_cast<int>(IncompleteBySize(row.facts)));
     }
   }
+}
+
+// The decisions of §4.3 beyond the class: full by metadata size, extra
+// space, and the compaction candidates of both rules.
+struct LimitRow {
+  const char* what;
+  ContainerFacts facts;
+  ClassificationRules rules;
+  bool data_full, metadata_full, extra_space;
+  uint64_t excess_bytes;
+  CompactionRule compaction;
+};
+
+ContainerFacts WithSpace(ContainerFacts f, uint64_t aligned, uint64_t allocated) {
+  f.live_bytes_aligned = aligned;
+  f.data_allocated_bytes = allocated;
+  return f;
+}
+
+ContainerFacts WithMetadata(ContainerFacts f, uint64_t size, uint64_t kept = 0) {
+  f.metadata_size = size;
+  f.dead_blocks_kept = kept;
+  return f;
+}
+
+ClassificationRules MetadataRules(int64_t max_metadata, bool runtime = false,
+                                  double size_ratio = 0.8, double fraction = 0.1) {
+  ClassificationRules r = Rules();
+  r.max_metadata_size = max_metadata;
+  r.runtime_compact = runtime;
+  r.metadata_size_before_compact_ratio = size_ratio;
+  r.excess_space_fraction = fraction;
+  return r;
+}
+
+TEST(ContainerClassificationTest, LimitsExtraSpaceAndCompaction) {
+  using K = CompactionRule;
+  const LimitRow rows[] = {
+      // Full by metadata size (off by default; at the limit counts).
+      {"metadata limit off", WithMetadata(Replayed(0, 10, 9), 5000), MetadataRules(0), false,
+       false, false, 0, K::kNone},
+      {"metadata below the limit", WithMetadata(Replayed(0, 10, 9), 499), MetadataRules(500),
+       false, false, false, 0, K::kNone},
+      {"metadata at the limit", WithMetadata(Replayed(0, 10, 9), 500), MetadataRules(500), false,
+       true, false, 0, K::kNone},
+      {"metadata full, half live: startup rule", WithMetadata(Replayed(0, 10, 5), 500),
+       MetadataRules(500), false, true, false, 0, K::kStartup},
+      // Extra space: allocated > aligned live x 1.1, truncated; full only.
+      {"extra space, not full", WithSpace(Replayed(0, 10, 9), 10000, 20000), Rules(), false,
+       false, false, 0, K::kNone},
+      {"extra space at the threshold", WithSpace(Replayed(kMaxSize, 10, 9), 10000, 11000),
+       Rules(), true, false, false, 0, K::kNone},
+      {"extra space past the threshold", WithSpace(Replayed(kMaxSize, 10, 9), 10000, 11001),
+       Rules(), true, false, true, 1001, K::kNone},
+      {"extra space threshold truncated", WithSpace(Replayed(kMaxSize, 10, 9), 4097, 4507),
+       Rules(), true, false, true, 410, K::kNone},
+      {"dead container with extra space", WithSpace(Replayed(kMaxSize, 10, 0), 0, 4096), Rules(),
+       true, false, true, 4096, K::kNone},
+      {"extra space with fraction 0", WithSpace(Replayed(kMaxSize, 10, 9), 4096, 4097),
+       MetadataRules(0, false, 0.8, 0), true, false, true, 1, K::kNone},
+      // The runtime rule: only with its flag, full or not, strict ratio.
+      {"runtime rule off", WithMetadata(Replayed(0, 10, 4), 800), MetadataRules(1000), false,
+       false, false, 0, K::kNone},
+      {"runtime rule, big metadata", WithMetadata(Replayed(0, 10, 4), 800),
+       MetadataRules(1000, true), false, false, false, 0, K::kRuntime},
+      {"runtime rule, metadata too small", WithMetadata(Replayed(0, 10, 4), 799),
+       MetadataRules(1000, true), false, false, false, 0, K::kNone},
+      {"runtime rule is strict", WithMetadata(Replayed(0, 10, 5), 800),
+       MetadataRules(1000, true), false, false, false, 0, K::kNone},
+      {"runtime rule without a size limit", WithMetadata(Replayed(0, 10, 4), 1),
+       MetadataRules(0, true), false, false, false, 0, K::kRuntime},
+      {"runtime rule, nothing live", WithMetadata(Replayed(0, 10, 0), 800),
+       MetadataRules(1000, true), false, false, false, 0, K::kRuntime},
+      {"both rules: startup", WithMetadata(Replayed(kMaxSize, 10, 4), 800),
+       MetadataRules(1000, true), true, false, false, 0, K::kStartup},
+      {"dead: no rule", WithMetadata(Replayed(kMaxSize, 10, 0), 800), MetadataRules(1000, true),
+       true, false, false, 0, K::kNone},
+      // Not when every dead block is one §7.1 keeps.
+      {"every dead block kept", WithMetadata(Replayed(kMaxSize, 4, 2), 100, 2), Rules(), true,
+       false, false, 0, K::kNone},
+      {"one dead block more than kept", WithMetadata(Replayed(kMaxSize, 5, 2), 100, 2), Rules(),
+       true, false, false, 0, K::kStartup},
+      {"runtime: every dead block kept", WithMetadata(Replayed(0, 3, 1), 800, 2),
+       MetadataRules(1000, true), false, false, false, 0, K::kNone},
+  };
+  for (const LimitRow& row : rows) {
+    SCOPED_TRACE(row.what);
+    const Classification got = ClassifyContainer(row.facts, row.rules);
+    EXPECT_EQ(row.data_full, got.data_full);
+    EXPECT_EQ(row.metadata_full, got.metadata_full);
+    EXPECT_EQ(row.data_full || row.metadata_full, got.full());
+    EXPECT_EQ(row.extra_space, got.extra_space);
+    EXPECT_EQ(row.excess_bytes, got.excess_bytes);
+    EXPECT_STREQ(CompactionRuleName(row.compaction), CompactionRuleName(got.compaction));
+    EXPECT_EQ(row.compaction == K::kStartup, got.cls == ContainerClass::kLowLive);
+  }
+}
+
+TEST(ContainerClassificationTest, RuntimeRuleNeedsAPositiveSizeRatio) {
+  EXPECT_TRUE(ValidateClassificationFlags().ok());
+  FLAGS_log_container_metadata_runtime_compact = true;
+  FLAGS_log_container_metadata_size_before_compact_ratio = 0;
+  Status s = ValidateClassificationFlags();
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(std::string::npos, s.ToString().find("--log_container_metadata_size_before_compact_ratio"));
+  FLAGS_log_container_metadata_runtime_compact = false;
+  EXPECT_TRUE(ValidateClassificationFlags().ok());  // the ratio matters only with the rule
+  FLAGS_log_container_metadata_size_before_compact_ratio = 0.8;
+  FLAGS_log_container_excess_space_before_cleanup_fraction = -0.1;
+  EXPECT_TRUE(ValidateClassificationFlags().IsInvalidArgument());
+  FLAGS_log_container_excess_space_before_cleanup_fraction = 0.1;
 }
 
 TEST(ContainerClassificationTest, EveryReasonHasText) {

@@ -57,7 +57,7 @@ TEST(ContainerReplayStateTest, CreateAndDelete) {
 struct MalformedCase {
   const char* name;
   std::vector<BlockRecordPB> records;
-  const char* reason_fragment;
+  const char* reason_fragment;  // the reason code of §4.2
   size_t live_after;
 };
 
@@ -82,8 +82,7 @@ TEST_P(ContainerReplayStateMalformedTest, IsReportedSkippedAndNotFatal) {
   uint64_t offset = 16;
   for (const auto& r : c.records) s.OnRecord(BlockRecordFromPB(r), offset += 40);
   ASSERT_EQ(1u, s.malformed().size());
-  EXPECT_NE(std::string::npos, s.malformed()[0].reason.find(c.reason_fragment))
-      << s.malformed()[0].reason;
+  EXPECT_EQ(std::string(c.reason_fragment), s.malformed()[0].reason);
   EXPECT_EQ(offset, s.malformed()[0].record_offset);
   EXPECT_EQ(c.live_after, s.live_count());
   // A malformed CREATE does not count towards the max id.
@@ -93,16 +92,16 @@ TEST_P(ContainerReplayStateMalformedTest, IsReportedSkippedAndNotFatal) {
 INSTANTIATE_TEST_SUITE_P(
     Kinds, ContainerReplayStateMalformedTest,
     ::testing::Values(
-        MalformedCase{"no_offset", {CreateWithout(false, true)}, "without offset or length", 0},
-        MalformedCase{"no_length", {CreateWithout(true, false)}, "without offset or length", 0},
-        MalformedCase{"negative_offset", {MakeCreate(3, -1, 10)}, "negative", 0},
-        MalformedCase{"negative_length", {MakeCreate(3, 0, -10)}, "negative", 0},
-        MalformedCase{"past_data_end", {MakeCreate(3, kDataSize - 5, 10)}, "past the end of the data file", 0},
-        MalformedCase{"overflow", {MakeCreate(3, INT64_MAX, INT64_MAX)}, "overflows", 0},
-        MalformedCase{"duplicate_create", {MakeCreate(3, 0, 10), MakeCreate(3, 4096, 10)}, "already live", 1},
-        MalformedCase{"delete_not_live", {MakeDelete(77)}, "not live", 0},
-        MalformedCase{"delete_twice", {MakeCreate(3, 0, 10), MakeDelete(3), MakeDelete(3)}, "not live", 0},
-        MalformedCase{"unknown_op", {Unknown()}, "UNKNOWN", 0}),
+        MalformedCase{"no_offset", {CreateWithout(false, true)}, "missing_offset", 0},
+        MalformedCase{"no_length", {CreateWithout(true, false)}, "missing_length", 0},
+        MalformedCase{"negative_offset", {MakeCreate(3, -1, 10)}, "negative_offset", 0},
+        MalformedCase{"negative_length", {MakeCreate(3, 0, -10)}, "negative_length", 0},
+        MalformedCase{"past_data_end", {MakeCreate(3, kDataSize - 5, 10)}, "past_end_of_data", 0},
+        MalformedCase{"overflow", {MakeCreate(3, INT64_MAX, INT64_MAX)}, "offset_length_overflow", 0},
+        MalformedCase{"duplicate_create", {MakeCreate(3, 0, 10), MakeCreate(3, 4096, 10)}, "duplicate_create", 1},
+        MalformedCase{"delete_not_live", {MakeDelete(77)}, "delete_not_live", 0},
+        MalformedCase{"delete_twice", {MakeCreate(3, 0, 10), MakeDelete(3), MakeDelete(3)}, "delete_not_live", 0},
+        MalformedCase{"unknown_op", {Unknown()}, "unknown_op_type", 0}),
     [](const ::testing::TestParamInfo<MalformedCase>& info) { return info.param.name; });
 
 TEST(ContainerReplayStateTest, ZeroLengthBlockAtTheEndOfTheDataFileIsFine) {
@@ -144,8 +143,8 @@ TEST(ContainerReplayStateTest, ReCreateAfterDeleteIsAccepted) {
   EXPECT_EQ(2u, s.total_blocks());
 }
 
-// Block-size rounding (live_bytes_aligned, next_write_offset) against a
-// plain ceiling division, for power-of-two sizes (the masked path) and
+// Block-size rounding (live_bytes_aligned by §4.3's aligned length,
+// next_write_offset) against a plain ceiling division, for power-of-two sizes (the masked path) and
 // others, at small values, around multiples and at the int64 limit.
 TEST(ContainerReplayStateTest, RoundsUpToTheFilesystemBlockSize) {
   auto ceil_to = [](uint64_t v, uint64_t b) {
@@ -164,12 +163,107 @@ TEST(ContainerReplayStateTest, RoundsUpToTheFilesystemBlockSize) {
     for (const auto& e : extents) {
       s.OnRecord(BlockRecordFromPB(MakeCreate(id, e.first, e.second)), id * 40);
       id++;
-      want_aligned += ceil_to(static_cast<uint64_t>(e.second), bs);
+      // §4.3: a block that does not start on a block boundary counts unrounded.
+      want_aligned += static_cast<uint64_t>(e.first) % bs == 0
+                          ? ceil_to(static_cast<uint64_t>(e.second), bs)
+                          : static_cast<uint64_t>(e.second);
       want_next = std::max(want_next, ceil_to(static_cast<uint64_t>(e.first + e.second), bs));
       ASSERT_TRUE(s.malformed().empty()) << bs << " " << e.first << "+" << e.second;
       EXPECT_EQ(want_aligned, s.live_bytes_aligned()) << bs << " " << e.first << "+" << e.second;
       EXPECT_EQ(want_next, s.next_write_offset()) << bs << " " << e.first << "+" << e.second;
     }
+  }
+}
+
+// §4.2: the first rule a CREATE breaks names it, in the order of the rules.
+TEST(ContainerReplayStateTest, FirstBrokenRuleNamesTheRecord) {
+  ContainerReplayState s(kDataSize, 0, 4096);
+  BlockRecordPB both_missing = MakeCreate(3, 0, 10);
+  both_missing.clear_offset();
+  both_missing.clear_length();
+  s.OnRecord(BlockRecordFromPB(both_missing), 16);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(3, -1, -1)), 56);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(3, INT64_MAX, 1)), 96);
+  // Past INT64_MAX and past the data file: the overflow comes first.
+  s.OnRecord(BlockRecordFromPB(MakeCreate(3, INT64_MAX - 1, 2)), 136);
+  ASSERT_EQ(4u, s.malformed().size());
+  EXPECT_STREQ("missing_offset", s.malformed()[0].reason);
+  EXPECT_STREQ("negative_offset", s.malformed()[1].reason);
+  EXPECT_STREQ("offset_length_overflow", s.malformed()[2].reason);
+  EXPECT_STREQ("offset_length_overflow", s.malformed()[3].reason);
+  EXPECT_EQ(136u, s.malformed()[3].record_offset);
+}
+
+// §4.3 and KUDU-1793: a misaligned block's aligned length is its length.
+TEST(ContainerReplayStateTest, MisalignedBlockCountsUnrounded) {
+  ContainerReplayState s(kDataSize, 0, 4096);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(1, 0, 100)), 16);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(2, 4196, 100)), 56);
+  EXPECT_EQ(4096u + 100u, s.live_bytes_aligned());
+  EXPECT_EQ(8192u, s.next_write_offset());
+  s.OnRecord(BlockRecordFromPB(MakeDelete(2)), 96);
+  EXPECT_EQ(4096u, s.live_bytes_aligned());
+  EXPECT_EQ(4096u, s.AlignedLength(8192, 1));
+  EXPECT_EQ(1u, s.AlignedLength(8193, 1));
+}
+
+// §7.1: the dead block at the next block offset (no live block reaching it)
+// and the dead block of the highest id (above every live id) are kept.
+TEST(ContainerReplayStateTest, DeadBlocksACompactionKeeps) {
+  {
+    ContainerReplayState s(kDataSize, 0, 4096);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(1, 0, 100)), 16);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(2, 4096, 100)), 56);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(3, 8192, 100)), 96);
+    s.OnRecord(BlockRecordFromPB(MakeDelete(3)), 136);
+    s.OnRecord(BlockRecordFromPB(MakeDelete(1)), 176);
+    // 3 is both the last block and the highest id: kept once.
+    const std::vector<KeptDeadBlock> kept = s.DeadBlocksCompactionKeeps();
+    ASSERT_EQ(1u, kept.size());
+    EXPECT_EQ(3u, kept[0].block_id);
+    EXPECT_EQ(96u, kept[0].record_offset);
+  }
+  {
+    ContainerReplayState s(kDataSize, 0, 4096);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(9, 0, 100)), 16);      // highest id, first
+    s.OnRecord(BlockRecordFromPB(MakeCreate(2, 4096, 100)), 56);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(5, 8192, 100)), 96);   // last block
+    s.OnRecord(BlockRecordFromPB(MakeDelete(9)), 136);
+    s.OnRecord(BlockRecordFromPB(MakeDelete(5)), 176);
+    const std::vector<KeptDeadBlock> kept = s.DeadBlocksCompactionKeeps();
+    ASSERT_EQ(2u, kept.size());
+    EXPECT_EQ(9u, kept[0].block_id);  // by record offset
+    EXPECT_EQ(5u, kept[1].block_id);
+  }
+  {
+    // A live block reaches the next offset, and the highest id is live:
+    // nothing to keep.
+    ContainerReplayState s(kDataSize, 0, 4096);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(1, 0, 100)), 16);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(7, 4096, 100)), 56);
+    s.OnRecord(BlockRecordFromPB(MakeDelete(1)), 96);
+    EXPECT_TRUE(s.DeadBlocksCompactionKeeps().empty());
+  }
+  {
+    // The highest id deleted and created again elsewhere: live, not kept;
+    // its old instance is dead but no longer sets the highest id alone.
+    ContainerReplayState s(kDataSize, 0, 4096);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(4, 0, 100)), 16);
+    s.OnRecord(BlockRecordFromPB(MakeDelete(4)), 56);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(4, 4096, 100)), 96);
+    EXPECT_TRUE(s.DeadBlocksCompactionKeeps().empty());
+  }
+  {
+    // Of two dead blocks ending at the same aligned offset, the later CREATE.
+    ContainerReplayState s(kDataSize, 0, 4096);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(8, 0, 100)), 16);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(1, 4096, 10)), 56);
+    s.OnRecord(BlockRecordFromPB(MakeCreate(2, 4196, 10)), 96);  // misaligned, same aligned end
+    s.OnRecord(BlockRecordFromPB(MakeDelete(1)), 136);
+    s.OnRecord(BlockRecordFromPB(MakeDelete(2)), 176);
+    const std::vector<KeptDeadBlock> kept = s.DeadBlocksCompactionKeeps();
+    ASSERT_EQ(1u, kept.size());
+    EXPECT_EQ(2u, kept[0].block_id);
   }
 }
 

@@ -26,7 +26,9 @@
 #include <string>
 #include <vector>
 
+#include "kudu/fs/block_id.h"
 #include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/fs_report.h"
 #include "kudu/fs/block_workload.h"
 #include "kudu/util/env.h"
 #include "util/fs_fixture_util.h"
@@ -40,6 +42,7 @@ namespace {
 
 constexpr int kContainers = 6;
 constexpr int kBlocksPerContainer = 30;
+using OpenResultFailure = fs::OpenResult::Failure;
 
 class LbmCorruptorTest : public ::testing::TestWithParam<bool> {
  protected:
@@ -117,6 +120,20 @@ TEST_P(LbmCorruptorTest, ModelOfACleanDirIsTheOpensLiveSet) {
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(LiveSetOf(r), corruptor.ExpectedLiveSet());
   EXPECT_FALSE(corruptor.ExpectedLiveSet().empty());
+  // §4.3: Kudu counts each encrypted data file's 64-byte header as live,
+  // 4096 bytes once aligned; a clean container has no extra space.
+  uint64_t bytes = 0, aligned = 0;
+  for (const auto& kv : corruptor.ExpectedLiveSet()) {
+    const int64_t len = std::get<2>(kv.second);
+    bytes += static_cast<uint64_t>(len);
+    aligned += (static_cast<uint64_t>(len) + 4095) / 4096 * 4096;
+  }
+  const uint64_t n = static_cast<uint64_t>(kContainers);
+  const nlohmann::json j = fs::FsReportJson(r);
+  EXPECT_EQ(bytes + (encrypted() ? 64 * n : 0), j["live_bytes"].get<uint64_t>());
+  EXPECT_EQ(aligned + (encrypted() ? 4096 * n : 0), j["live_bytes_aligned"].get<uint64_t>());
+  EXPECT_EQ(0u, j["full_container_extra_space"].get<uint64_t>());
+  EXPECT_EQ(0u, j["misaligned_blocks"].get<uint64_t>());
 }
 
 TEST_P(LbmCorruptorTest, PartialRecordOfEveryShapeIsReportedAtItsOffset) {
@@ -185,18 +202,46 @@ TEST_P(LbmCorruptorTest, MalformedRecordOfEveryReasonAtItsOffset) {
   }
   fs::OpenResult r;
   Open(&r);
+  // §4.4: fatal, with Kudu's status when nothing else is wrong; yet no
+  // container is corrupt: each still counts.
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(OpenResultFailure::kInconsistent, r.failure);
+  EXPECT_EQ(nullptr, r.block_map);
+  EXPECT_EQ("Corruption: found at least one fatal error in block manager on-disk state. See "
+            "block manager consistency report for details",
+            r.status.ToString());
+  const nlohmann::json j = fs::FsReportJson(r);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  EXPECT_EQ(0u, j["corrupt_containers"].get<uint64_t>());
+  EXPECT_EQ(static_cast<uint64_t>(kContainers), j["containers"].get<uint64_t>());
+  EXPECT_EQ(made.size(), j["malformed_records"].get<uint64_t>());
+  ASSERT_EQ(made.size(), j["entries"]["malformed_records"].size());
+  const std::string text = fs::FsReportText(r);
   for (const Injected& inj : made) {
+    SCOPED_TRACE(MalformedReason(static_cast<MalformedKind>(inj.variant)));
     const fs::ContainerInfo* c = Find(r, inj.container);
     ASSERT_NE(nullptr, c);
-    bool found = false;
+    EXPECT_TRUE(c->counted());
+    const MalformedRecord* found = nullptr;
     for (const MalformedRecord& m : c->malformed) {
-      if (m.record_offset == inj.offset) {
-        found = true;
-        EXPECT_EQ(inj.block_id, m.block_id);
-      }
+      if (m.record_offset == inj.offset) found = &m;
     }
-    EXPECT_TRUE(found) << MalformedReason(static_cast<MalformedKind>(inj.variant)) << " at "
-                       << inj.offset;
+    ASSERT_NE(nullptr, found) << inj.offset;
+    EXPECT_EQ(inj.block_id, found->block_id);
+    EXPECT_STREQ(MalformedReason(static_cast<MalformedKind>(inj.variant)), found->reason);
+    // The protobuf text format, the id unpadded, each line ending in a newline.
+    EXPECT_EQ(0u, found->text.find("block_id {\n  id: " + std::to_string(inj.block_id) + "\n}\n"))
+        << found->text;
+    EXPECT_EQ('\n', found->text.back());
+    EXPECT_NE(std::string::npos, text.find("Fatal error: malformed record in container " +
+                                           inj.container + ": " + found->text + "\n"));
+    bool in_json = false;
+    for (const auto& e : j["entries"]["malformed_records"]) {
+      in_json |= e["offset"].get<uint64_t>() == inj.offset && e["container"] == inj.container &&
+                 e["reason"] == found->reason && e["record"] == found->text &&
+                 e["block_id"] == BlockId(inj.block_id).ToString();
+    }
+    EXPECT_TRUE(in_json);
   }
 }
 
@@ -212,11 +257,22 @@ TEST_P(LbmCorruptorTest, MisalignedBlockIsLiveWhereTheCorruptorPutIt) {
   ASSERT_EQ(1u, live.count(inj.block_id));
   EXPECT_NE(0, std::get<1>(live.at(inj.block_id)) % 4096);
   EXPECT_EQ(live, corruptor.ExpectedLiveSet());
+  // Reported once, not fatal (§4.3).
+  const nlohmann::json j = fs::FsReportJson(r);
+  ASSERT_EQ(1u, j["misaligned_blocks"].get<uint64_t>());
+  const nlohmann::json& e = j["entries"]["misaligned_blocks"][0];
+  EXPECT_EQ(inj.container, e["container"]);
+  EXPECT_EQ(BlockId(inj.block_id).ToString(), e["block_id"]);
+  EXPECT_EQ(std::get<1>(live.at(inj.block_id)), e["offset"].get<int64_t>());
+  EXPECT_NE(std::string::npos,
+            fs::FsReportText(r).find("Misaligned block in container " + inj.container + ": " +
+                                     BlockId(inj.block_id).ToString() + "\n"));
 }
 
 TEST_P(LbmCorruptorTest, ExtraSpaceKindsAllocateSpaceAndKeepTheLiveSet) {
   LbmCorruptor corruptor(CorruptorOptions());
   ASSERT_OK(corruptor.Init());
+  std::vector<Injected> made;
   for (int i = 0; i < 2; i++) {
     SCOPED_TRACE(i == 0 ? "preallocated" : "unpunched");
     // Both need a full container: every generated one is.
@@ -239,11 +295,74 @@ TEST_P(LbmCorruptorTest, ExtraSpaceKindsAllocateSpaceAndKeepTheLiveSet) {
     // The data file's allocated size grew by at least what was allocated
     // (16 KiB preallocated, or the unpunched block's fs-block multiple).
     EXPECT_GE(static_cast<uint64_t>(after.st_blocks) * 512, allocated_before[inj.file] + 4096);
+    made.push_back(inj);
   }
   fs::OpenResult r;
   Open(&r);
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(LiveSetOf(r), corruptor.ExpectedLiveSet());
+  // §4.3: measured on the allocated size, against the aligned live bytes
+  // and their 10% slack; the entry's excess is allocated - aligned.
+  const nlohmann::json j = fs::FsReportJson(r);
+  uint64_t excess_sum = 0;
+  for (const auto& e : j["entries"]["full_container_extra_space"]) {
+    excess_sum += e["excess_bytes"].get<uint64_t>();
+  }
+  EXPECT_EQ(excess_sum, j["full_container_extra_space_bytes"].get<uint64_t>());
+  EXPECT_EQ(j["entries"]["full_container_extra_space"].size(),
+            j["full_container_extra_space"].get<uint64_t>());
+  for (const Injected& inj : made) {
+    const fs::ContainerInfo* c = Find(r, inj.container);
+    ASSERT_NE(nullptr, c);
+    struct stat st;
+    ASSERT_EQ(0, ::stat(c->data_path.c_str(), &st));
+    const uint64_t allocated = static_cast<uint64_t>(st.st_blocks) * 512;
+    const bool expected =
+        allocated > static_cast<uint64_t>(static_cast<double>(c->live_bytes_aligned) * 1.1);
+    EXPECT_EQ(expected, c->extra_space) << DamageName(inj.damage);
+    if (expected) EXPECT_EQ(allocated - c->live_bytes_aligned, c->excess_bytes);
+  }
+  // 16 KiB preallocated beside at most 30 small blocks is past the slack.
+  EXPECT_TRUE(Find(r, made[0].container)->extra_space);
+}
+
+// §4.3 on real containers: full by metadata size, and Kudu's runtime
+// compaction rule (only with its flag, full or not), through the open's
+// options.
+TEST_P(LbmCorruptorTest, MetadataLimitAndRuntimeCompactionRule) {
+  auto open = [&](int64_t max_blocks, int64_t max_metadata, bool runtime, double ratio) {
+    fs::BlockManagerOpenOptions o = OpenOptions(roots_, key());
+    o.max_container_blocks = max_blocks;
+    o.live_ratio_before_compact = ratio;
+    o.classification.max_metadata_size = max_metadata;
+    o.classification.runtime_compact = runtime;
+    fs::OpenResult r;
+    fs::OpenBlockManager(o, &r);
+    EXPECT_TRUE(r.ok()) << r.status.ToString();
+    return fs::FsReportJson(r);
+  };
+  // Not full by blocks; every metadata file is past 1 byte: full by metadata.
+  nlohmann::json j = open(-1, 1, false, 0.5);
+  EXPECT_EQ(static_cast<uint64_t>(kContainers), j["full_containers"].get<uint64_t>());
+  // Neither limit: nothing full, and without the runtime rule no candidate.
+  j = open(-1, 0, false, 0.9);
+  EXPECT_EQ(0u, j["full_containers"].get<uint64_t>());
+  EXPECT_EQ(0u, j["low_live_containers"].get<uint64_t>());
+  // The runtime rule takes containers that are not full, strictly below the
+  // ratio (with no size limit the size condition holds).
+  j = open(-1, 0, true, 0.9);
+  EXPECT_GT(j["low_live_containers"].get<uint64_t>(), 0u);
+  for (const auto& e : j["entries"]["low_live_containers"]) {
+    EXPECT_EQ("runtime", e["rule"]);
+    EXPECT_LT(e["live_blocks"].get<double>(), 0.9 * e["total_blocks"].get<double>());
+    EXPECT_FALSE(e["repaired"].get<bool>());
+  }
+  // A size limit no file reaches: the runtime rule's size condition fails.
+  j = open(-1, 1LL << 40, true, 0.9);
+  EXPECT_EQ(0u, j["low_live_containers"].get<uint64_t>());
+  // Full as well: the startup rule wins for the containers both take.
+  j = open(kBlocksPerContainer, 0, true, 0.9);
+  for (const auto& e : j["entries"]["low_live_containers"]) EXPECT_EQ("startup", e["rule"]);
 }
 
 TEST_P(LbmCorruptorTest, FatalKindsAreReportedAtTheirOffsets) {
@@ -261,6 +380,12 @@ TEST_P(LbmCorruptorTest, FatalKindsAreReportedAtTheirOffsets) {
        fs::ContainerProblem::Kind::kCorruption},
       {"header crc",
        [](LbmCorruptor* c, Injected* i) { return c->DamageHeader(HeaderPart::kHeaderChecksum, i); },
+       fs::ContainerProblem::Kind::kCorruption},
+      // §2: at the supplemental header's own record offset.
+      {"supplemental header",
+       [](LbmCorruptor* c, Injected* i) {
+         return c->DamageHeader(HeaderPart::kSupplementalHeader, i);
+       },
        fs::ContainerProblem::Kind::kCorruption},
       {"duplicate id", [](LbmCorruptor* c, Injected* i) { return c->DuplicateLiveId(i); },
        fs::ContainerProblem::Kind::kDuplicateId},

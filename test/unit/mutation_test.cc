@@ -83,6 +83,7 @@ struct Variant {
 struct Expectation {
   enum Kind { kUnchanged, kHeaderFailure, kStopAtRecord } kind = kUnchanged;
   size_t record = 0;  // kStopAtRecord: index of the first damaged record
+  uint64_t header_offset = 0;  // kHeaderFailure: the damaged header's raw offset (§2)
   bool partial = false;  // kStopAtRecord: a partial trailing record (else corruption)
   bool clean = false;    // kStopAtRecord: the file ends cleanly there (a truncation at a boundary)
 };
@@ -177,6 +178,13 @@ class MutationTest : public ::testing::TestWithParam<Variant> {
     ASSERT_EQ(20u, ref.outcome.records);
   }
 
+  // §2: the raw offset a problem at byte `p` of the headers is reported
+  // at: the file header's start, or the supplemental header's record offset.
+  uint64_t HeaderAt(uint64_t p) const {
+    const uint64_t file_header_end = data_start_ + (GetParam().version == 1 ? 12 : 16);
+    return p < file_header_end ? data_start_ : file_header_end;
+  }
+
   // Index of the record holding byte `p` (p >= offsets_[0]).
   size_t RecordAt(uint64_t p) const {
     size_t i = 0;
@@ -193,6 +201,7 @@ class MutationTest : public ::testing::TestWithParam<Variant> {
     Expectation e;
     if (p < offsets_[0]) {
       e.kind = InPadding(p) ? Expectation::kUnchanged : Expectation::kHeaderFailure;
+      e.header_offset = HeaderAt(p);
       return e;
     }
     e.kind = Expectation::kStopAtRecord;
@@ -204,6 +213,8 @@ class MutationTest : public ::testing::TestWithParam<Variant> {
     Expectation e;
     if (len < offsets_[0]) {
       e.kind = Expectation::kHeaderFailure;
+      // The file header is read as 16 bytes even for v1 (§2).
+      e.header_offset = len < data_start_ + 16 ? data_start_ : HeaderAt(len);
       return e;
     }
     e.kind = Expectation::kStopAtRecord;
@@ -220,6 +231,7 @@ class MutationTest : public ::testing::TestWithParam<Variant> {
     if (q == pristine_.size()) return e;  // already zero: unchanged
     if (q < offsets_[0]) {
       e.kind = Expectation::kHeaderFailure;
+      e.header_offset = HeaderAt(q);
       return e;
     }
     e.kind = Expectation::kStopAtRecord;
@@ -254,7 +266,7 @@ class MutationTest : public ::testing::TestWithParam<Variant> {
           ASSERT_TRUE(run.open_status.IsCorruption()) << what << ": " << run.open_status.ToString();
         } else {
           ASSERT_EQ(ReplayOutcome::Kind::kCorruption, out.kind) << what << ": " << out.ToString();
-          ASSERT_EQ(data_start_, out.offset) << what;
+          ASSERT_EQ(e.header_offset, out.offset) << what;
           ASSERT_EQ(0u, out.records) << what;
           ASSERT_TRUE(run.state.live.empty()) << what;
         }

@@ -256,12 +256,18 @@ inline OracleResult OracleReplay(const std::string& file, const ServerKey* serve
   uint64_t o = start + (version == 1 ? 12 : 16);
   std::string body, why;
   uint64_t next = 0;
+  // §2: a supplemental header problem is at that header's record offset.
+  auto sup_failure = [&](const std::string& why) {
+    OracleResult failed = header_failure(why);
+    failed.offset = o;
+    return failed;
+  };
   if (internal::ReadRecord(r, version, o, &body, &next, &why) != Step::kOk) {
-    return header_failure("supplemental header: " + why);
+    return sup_failure("supplemental header: " + why);
   }
   ContainerSupHeaderPB sup;
-  if (!sup.ParseFromString(body)) return header_failure("supplemental header does not parse");
-  if (sup.pb_type() != "kudu.BlockRecordPB") return header_failure("pb_type");
+  if (!sup.ParseFromString(body)) return sup_failure("supplemental header does not parse");
+  if (sup.pb_type() != "kudu.BlockRecordPB") return sup_failure("pb_type");
   o = next;
   while (true) {
     Step st = internal::ReadRecord(r, version, o, &body, &next, &why);

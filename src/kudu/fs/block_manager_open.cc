@@ -61,6 +61,7 @@ BlockManagerOpenOptions::BlockManagerOpenOptions()
       live_ratio_before_compact(FLAGS_log_container_live_metadata_before_compact_ratio) {
   ReadaheadOptions ra;
   if (ReadaheadOptions::FromFlags(&ra).ok()) readahead = ra;
+  classification.SetFromClassificationFlags();
 }
 
 namespace {
@@ -69,6 +70,7 @@ namespace {
 struct SharedOpenState {
   SharedOpenState(const BlockManagerOpenOptions& o, const ServerKey* k)
       : opts(o), key(k), budget(o.policy.memory_budget_bytes), map(new BlockMap()) {
+    rules = o.classification;
     rules.max_container_size = o.max_container_size;
     rules.max_container_blocks = o.max_container_blocks;
     rules.live_ratio_before_compact = o.live_ratio_before_compact;
@@ -217,8 +219,8 @@ void FinishContainers(OpenResult* result) {
                      [](const ContainerProblem& a, const ContainerProblem& b) {
                        return a.offset < b.offset;
                      });
-    // A corrupt container's ids do not count (§4.1).
-    if (c.counted() && !c.fatal() && c.has_max_block_id &&
+    // A corrupt container counts in no total (§4.1), the highest id included.
+    if (c.counted() && c.has_max_block_id &&
         (!result->has_max_block_id || c.max_block_id > result->max_block_id)) {
       result->has_max_block_id = true;
       result->max_block_id = c.max_block_id;
@@ -250,6 +252,16 @@ OpenTotals CollectProblems(OpenResult* result) {
     }
   }
   if (t.fatal > 10) LOG(ERROR) << "... and " << (t.fatal - 10) << " more fatal problems";
+  // Malformed records are fatal too (§4.4), yet not corruption: with no
+  // other problem the status is Kudu's.
+  uint64_t malformed = 0;
+  for (const ContainerInfo& c : result->containers) malformed += c.malformed.size();
+  if (malformed > 0 && t.fatal == 0) {
+    result->status = Status::Corruption(
+        "found at least one fatal error in block manager on-disk state. See block manager "
+        "consistency report for details");
+  }
+  t.fatal += malformed;
   if (t.fatal > 0) result->failure = OpenResult::Failure::kInconsistent;
   return t;
 }

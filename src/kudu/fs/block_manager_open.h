@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "kudu/fs/block_map.h"
+#include "kudu/fs/container_classification.h"
 #include "kudu/fs/container_info.h"
 #include "kudu/fs/container_listing.h"
 #include "kudu/fs/container_replayer.h"
@@ -75,8 +76,8 @@ namespace fs {
 struct BlockManagerOpenOptions {
   // Reads --fs_max_thread_count_per_data_dir, --log_container_max_size,
   // --log_container_max_blocks,
-  // --log_container_live_metadata_before_compact_ratio and the read-ahead
-  // flags as they are now (an unparsable read-ahead flag leaves the
+  // --log_container_live_metadata_before_compact_ratio, the classification
+  // flags (container_classification.h) and the read-ahead flags as they are now (an unparsable read-ahead flag leaves the
   // defaults; the tools reject it before opening).
   // `policy` keeps its defaults: set it with ReplayPolicyOptions::FromFlags.
   BlockManagerOpenOptions();
@@ -90,6 +91,9 @@ struct BlockManagerOpenOptions {
   uint64_t max_container_size;
   int64_t max_container_blocks;  // <= 0: unlimited
   double live_ratio_before_compact;
+  // The other limits of §4.3 (metadata size, extra space, runtime
+  // compaction), from their flags; its first three fields are the ones above.
+  ClassificationRules classification;
   // 0: each dir's filesystem block size (env::GetBlockSize of <root>/data).
   uint64_t fs_block_size = 0;
   // Log "Opened N log block containers" every this many containers.

@@ -17,20 +17,43 @@
 
 #include "kudu/fs/container_classification.h"
 
+#include <gflags/gflags.h>
+
 #include "kudu/util/pb_container_format.h"
+
+DEFINE_int64(log_container_metadata_max_size, 0,
+             "A log block container whose metadata file (encryption header included) reaches "
+             "this many bytes is full: no new block goes into it. 0 or less: no limit. Also "
+             "the size the runtime metadata compaction rule measures against.");
+DEFINE_double(log_container_excess_space_before_cleanup_fraction, 0.10,
+              "A full log block container whose data file occupies more disk space than its "
+              "live blocks' aligned bytes times (1 + this fraction) is reported as having "
+              "extra space, which a repair gives back (preallocated space after a crash, "
+              "dead blocks whose holes were never punched).");
+DEFINE_bool(log_container_metadata_runtime_compact, false,
+            "Also evaluate Kudu's runtime metadata compaction rule: a container, full or not, "
+            "whose live/total block ratio is below "
+            "--log_container_live_metadata_before_compact_ratio and whose metadata file has "
+            "reached --log_container_metadata_size_before_compact_ratio of "
+            "--log_container_metadata_max_size is a compaction candidate (reported by every "
+            "open, rewritten by a repair).");
+DEFINE_double(log_container_metadata_size_before_compact_ratio, 0.80,
+              "With --log_container_metadata_runtime_compact: the share of "
+              "--log_container_metadata_max_size a metadata file must reach before the "
+              "runtime compaction rule takes its container. Must be above 0 then.");
 
 namespace kudu {
 namespace fs {
 
 namespace {
 
-// One rule that makes a container full. A further rule of §4.3 (a metadata
-// size limit, say) is one more row here and one more field in the rules.
+// One rule that makes a container data full (§4.3). A further limit is one
+// more row here and one more field in the rules.
 struct FullRule {
   bool (*applies)(const ContainerFacts& f, const ClassificationRules& r);
 };
 
-constexpr FullRule kFullRules[] = {
+constexpr FullRule kDataFullRules[] = {
     // The next block would start at or past --log_container_max_size.
     {[](const ContainerFacts& f, const ClassificationRules& r) {
       return f.next_write_offset >= r.max_container_size;
@@ -42,11 +65,45 @@ constexpr FullRule kFullRules[] = {
     }},
 };
 
-bool IsFull(const ContainerFacts& f, const ClassificationRules& r) {
-  for (const FullRule& rule : kFullRules) {
+bool IsDataFull(const ContainerFacts& f, const ClassificationRules& r) {
+  for (const FullRule& rule : kDataFullRules) {
     if (rule.applies(f, r)) return true;
   }
   return false;
+}
+
+// Kudu's full-by-metadata rule: the metadata file, header included, reached
+// --log_container_metadata_max_size.
+bool IsMetadataFull(const ContainerFacts& f, const ClassificationRules& r) {
+  return r.max_metadata_size > 0 &&
+         f.metadata_size >= static_cast<uint64_t>(r.max_metadata_size);
+}
+
+// Extra space: allocated bytes past the aligned live bytes and their slack,
+// the threshold computed in double and truncated, as Kudu does.
+bool HasExtraSpace(const ContainerFacts& f, const ClassificationRules& r) {
+  const double threshold =
+      static_cast<double>(f.live_bytes_aligned) * (1.0 + r.excess_space_fraction);
+  return f.data_allocated_bytes > static_cast<uint64_t>(threshold);
+}
+
+// The startup rule: full, something live, live/total at or below the ratio.
+bool StartupRuleTakes(const ContainerFacts& f, const ClassificationRules& r, bool full) {
+  return full && f.live_blocks > 0 &&
+         static_cast<double>(f.live_blocks) <=
+             r.live_ratio_before_compact * static_cast<double>(f.total_blocks);
+}
+
+// The runtime rule: full or not, live/total strictly below the ratio and a
+// metadata file of at least its share of the limit (with no limit the size
+// condition always holds, as Kudu's release-build arithmetic has it).
+bool RuntimeRuleTakes(const ContainerFacts& f, const ClassificationRules& r) {
+  if (!r.runtime_compact) return false;
+  const double size_floor = static_cast<double>(r.max_metadata_size > 0 ? r.max_metadata_size : 0) *
+                            r.metadata_size_before_compact_ratio;
+  return static_cast<double>(f.live_blocks) <
+             static_cast<double>(f.total_blocks) * r.live_ratio_before_compact &&
+         static_cast<double>(f.metadata_size) >= size_floor;
 }
 
 }  // namespace
@@ -60,6 +117,38 @@ const char* ContainerClassName(ContainerClass cls) {
     case ContainerClass::kLowLive: return "low_live";
   }
   return "?";
+}
+
+const char* CompactionRuleName(CompactionRule rule) {
+  switch (rule) {
+    case CompactionRule::kNone: return "";
+    case CompactionRule::kStartup: return "startup";
+    case CompactionRule::kRuntime: return "runtime";
+  }
+  return "?";
+}
+
+void ClassificationRules::SetFromClassificationFlags() {
+  max_metadata_size = FLAGS_log_container_metadata_max_size;
+  excess_space_fraction = FLAGS_log_container_excess_space_before_cleanup_fraction;
+  runtime_compact = FLAGS_log_container_metadata_runtime_compact;
+  metadata_size_before_compact_ratio = FLAGS_log_container_metadata_size_before_compact_ratio;
+}
+
+Status ValidateClassificationFlags() {
+  if (!(FLAGS_log_container_excess_space_before_cleanup_fraction >= 0)) {
+    return Status::InvalidArgument(
+        "--log_container_excess_space_before_cleanup_fraction must be 0 or more, not " +
+        std::to_string(FLAGS_log_container_excess_space_before_cleanup_fraction));
+  }
+  if (FLAGS_log_container_metadata_runtime_compact &&
+      !(FLAGS_log_container_metadata_size_before_compact_ratio > 0)) {
+    return Status::InvalidArgument(
+        "--log_container_metadata_runtime_compact needs "
+        "--log_container_metadata_size_before_compact_ratio above 0, not " +
+        std::to_string(FLAGS_log_container_metadata_size_before_compact_ratio));
+  }
+  return Status::OK();
 }
 
 const char* IncompleteReasonText(IncompleteReason reason) {
@@ -101,12 +190,30 @@ Classification ClassifyContainer(const ContainerFacts& f, const ClassificationRu
     c.cls = ContainerClass::kIncomplete;
     return c;
   }
-  if (!f.replayed || !IsFull(f, rules)) {
+  if (!f.replayed) return c;  // kActive until its counts are known
+  c.data_full = IsDataFull(f, rules);
+  c.metadata_full = IsMetadataFull(f, rules);
+  const bool full = c.data_full || c.metadata_full;
+  if (full && HasExtraSpace(f, rules)) {
+    c.extra_space = true;
+    c.excess_bytes = f.data_allocated_bytes - f.live_bytes_aligned;
+  }
+  const bool dead = full && f.live_blocks == 0;
+  // A rewrite that would drop no record is no compaction (ours: otherwise
+  // the same container would be picked again at every repair).
+  const bool drops_something = f.total_blocks - f.live_blocks > f.dead_blocks_kept;
+  if (!dead && drops_something) {
+    if (StartupRuleTakes(f, rules, full)) {
+      c.compaction = CompactionRule::kStartup;
+    } else if (RuntimeRuleTakes(f, rules)) {
+      c.compaction = CompactionRule::kRuntime;
+    }
+  }
+  if (!full) {
     c.cls = ContainerClass::kActive;
-  } else if (f.live_blocks == 0) {
+  } else if (dead) {
     c.cls = ContainerClass::kDead;
-  } else if (static_cast<double>(f.live_blocks) <=
-             rules.live_ratio_before_compact * static_cast<double>(f.total_blocks)) {
+  } else if (c.compaction == CompactionRule::kStartup) {
     c.cls = ContainerClass::kLowLive;
   } else {
     c.cls = ContainerClass::kFull;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kudu/fs/container_replay_state.h"
+#include "kudu/fs/live_block_set.h"
 #include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/fs/replay_outcome.h"
 #include "kudu/util/status.h"
@@ -78,13 +79,17 @@ struct ContainerInfo {
   ReplayStrategyKind strategy = ReplayStrategyKind::kStreaming;
   bool fell_back = false;
 
-  // Non-fatal: records skipped by the record semantics, and a partial
-  // trailing record (outcome.kind == kPartialRecord, at outcome.offset).
+  // Records skipped by the record semantics (§4.2): fatal (§4.4), yet not
+  // a corruption: the container still counts. In file order.
   std::vector<MalformedRecord> malformed;
+  // Non-fatal: a partial trailing record (outcome.kind == kPartialRecord, at
+  // outcome.offset).
   bool partial_record() const { return outcome.kind == ReplayOutcome::Kind::kPartialRecord; }
   uint64_t partial_record_offset() const { return outcome.offset; }
 
   // The container's local counts (records before a failure included).
+  // live_bytes and live_bytes_aligned count an encrypted data file's header
+  // as Kudu does (§4.3): 64, and 64 aligned up to the block size.
   uint64_t live_blocks = 0;
   uint64_t live_bytes = 0;
   uint64_t live_bytes_aligned = 0;
@@ -93,14 +98,41 @@ struct ContainerInfo {
   bool has_max_block_id = false;
   uint64_t max_block_id = 0;
 
-  // Full: next write offset reached --log_container_max_size or the block
-  // count reached --log_container_max_blocks. Dead: full with no live block
-  // (repair deletes it). Low-live: full and live/total at or below
-  // --log_container_live_metadata_before_compact_ratio (repair rewrites its
-  // metadata with only the live CREATE records).
+  // Live blocks that do not start on a filesystem block boundary
+  // (KUDU-1793), by ascending id: reported, not fatal.
+  std::vector<LiveBlock> misaligned_blocks;
+
+  // What the classification (container_classification.h) decided once the
+  // replay ended. Full: data full (next write offset reached
+  // --log_container_max_size, or the block count --log_container_max_blocks)
+  // or metadata full (the metadata file reached
+  // --log_container_metadata_max_size). Dead: full with no live block
+  // (repair deletes it).
   bool full = false;
+  bool data_full = false;      // the repair truncates extra space only then
+  bool metadata_full = false;
   bool dead = false;
+  // Extra space (full containers only): the data file's allocated size
+  // (st_blocks x 512) went past live_bytes_aligned by more than
+  // --log_container_excess_space_before_cleanup_fraction.
+  uint64_t data_allocated_bytes = 0;
+  bool extra_space = false;
+  uint64_t excess_bytes = 0;  // allocated - live_bytes_aligned, when extra_space
+  // A metadata compaction candidate (§4.3) and the rule that made it one
+  // ("startup" or "runtime"; "startup" when both do).
   bool low_live = false;
+  const char* compaction_rule = "";
+  // The dead blocks whose CREATE and DELETE records a compaction keeps
+  // (§7.1: at most two, by record offset).
+  std::vector<KeptDeadBlock> kept_dead_blocks;
+
+  // Set by the repair, entry by entry: what this run repaired.
+  bool repaired_dead = false;
+  bool repaired_extra_space = false;
+  bool repaired_partial_record = false;
+  bool repaired_incomplete = false;
+  bool repaired_compaction = false;
+  uint64_t punched_blocks = 0;
 
   // Fatal problems, sorted by offset once the open ends.
   std::vector<ContainerProblem> problems;
@@ -108,9 +140,12 @@ struct ContainerInfo {
                   Status status, uint64_t block_id = 0) {
     problems.push_back(ContainerProblem{kind, file, offset, std::move(status), block_id});
   }
+  // A corrupt container (§4.1): counted only in corrupt_containers.
   bool fatal() const { return !problems.empty(); }
-  // Counted in the report's `containers`: found and not incomplete.
-  bool counted() const { return !incomplete; }
+  // Fatal for the open (§4.4) without making the container corrupt.
+  bool has_malformed() const { return !malformed.empty(); }
+  // Counted in the report's `containers` and totals: opened, not corrupt.
+  bool counted() const { return !incomplete && !fatal(); }
 };
 
 }  // namespace fs

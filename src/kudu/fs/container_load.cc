@@ -22,8 +22,13 @@
 #include <string>
 #include <utility>
 
+#include <google/protobuf/text_format.h>
+
 #include "kudu/fs/container_replay_state.h"
 #include "kudu/fs/container_replayer.h"
+#include "kudu/fs/fs.pb.h"
+#include "kudu/util/env.h"
+#include "kudu/util/pb_container_format.h"
 
 namespace kudu {
 namespace fs {
@@ -71,11 +76,62 @@ void RecordOutcome(const ContainerReplayResult& r, ContainerInfo* c) {
   }
 }
 
+// The protobuf text format of a record body, as Kudu's SecureDebugString
+// prints it (TextFormat::Printer; BlockRecordPB has no redacted field).
+std::string RecordText(const std::string& body) {
+  BlockRecordPB pb;
+  pb.ParsePartialFromString(body);
+  std::string text;
+  google::protobuf::TextFormat::Printer().PrintToString(pb, &text);
+  return text;
+}
+
+// Reads the record starting at raw `offset` of `file` (already delivered
+// once by the replay, so its frame is known to be whole) into `body`.
+Status ReadRecordBody(RandomAccessFile* file, uint64_t offset, std::string* body) {
+  namespace pbc = pb_container;
+  uint8_t buf[4];
+  RETURN_NOT_OK(file->Read(file->encryption_header_size() + pbc::kMagicSize, buf, 4));
+  const uint32_t version = pbc::DecodeFixed32(buf);
+  RETURN_NOT_OK(file->Read(offset, buf, 4));
+  const uint32_t len = pbc::DecodeFixed32(buf);
+  if (offset + pbc::RecordPrefixSize(version) + len > file->size()) {
+    return Status::Corruption(file->filename() + ": record at offset " + std::to_string(offset) +
+                              " changed since the replay");
+  }
+  body->resize(len);
+  return file->Read(offset + pbc::RecordPrefixSize(version),
+                    reinterpret_cast<uint8_t*>(&(*body)[0]), len);
+}
+
+// The text of every malformed record (rare: one more read per record, and
+// the file header's version once each), counted in `stats`. A record that
+// cannot be read again keeps the error as its text.
+void FillMalformedTexts(RandomAccessFile* file, ReplayStats* stats,
+                        std::vector<MalformedRecord>* malformed) {
+  const FileIoStats before = file->stats();
+  for (MalformedRecord& m : *malformed) {
+    std::string body;
+    Status s = ReadRecordBody(file, m.record_offset, &body);
+    m.text = s.ok() ? RecordText(body) : s.ToString() + "\n";
+  }
+  if (stats != nullptr) {
+    stats->Add(stats->metadata_read_syscalls, file->stats().read_syscalls - before.read_syscalls);
+    stats->Add(stats->metadata_bytes_read, file->stats().bytes_read - before.bytes_read);
+    stats->Add(stats->prefetched_reads, file->stats().prefetched_reads - before.prefetched_reads);
+  }
+}
+
+// The encryption header's share of live_bytes / live_bytes_aligned (§4.3).
+uint64_t HeaderLiveBytes(const ContainerInfo& c) { return HeaderSize(c); }
+uint64_t HeaderLiveBytesAligned(const ContainerInfo& c, const ContainerReplayState& state) {
+  return c.encrypted ? state.AlignUpToBlock(kEncryptionHeaderSize) : 0;
+}
+
 void KeepCounts(const ContainerReplayState& state, ContainerInfo* c) {
-  c->malformed = state.malformed();
   c->live_blocks = state.live_count();
-  c->live_bytes = state.live_bytes();
-  c->live_bytes_aligned = state.live_bytes_aligned();
+  c->live_bytes = state.live_bytes() + HeaderLiveBytes(*c);
+  c->live_bytes_aligned = state.live_bytes_aligned() + HeaderLiveBytesAligned(*c, state);
   c->total_blocks = state.total_blocks();
   c->next_write_offset = state.next_write_offset();
   c->has_max_block_id = state.has_max_block_id();
@@ -92,17 +148,43 @@ bool ApplyClass(const ContainerReplayState& state, const ClassificationRules& ru
   facts.next_write_offset = state.next_write_offset();
   facts.total_blocks = state.total_blocks();
   facts.live_blocks = state.live_count();
+  facts.live_bytes_aligned = state.live_bytes_aligned() + HeaderLiveBytesAligned(*c, state);
+  facts.dead_blocks_kept = c->kept_dead_blocks.size();
+  if (c->has_data) {
+    // Without it the extra-space rule sees none; the open goes on.
+    if (env::GetFileAllocatedSize(c->data_path, &c->data_allocated_bytes).ok()) {
+      facts.data_allocated_bytes = c->data_allocated_bytes;
+    }
+  }
   const Classification cls = ClassifyContainer(facts, rules);
   if (cls.cls == ContainerClass::kIncomplete) {
     c->incomplete = true;
     c->incomplete_reason = IncompleteReasonText(cls.incomplete_reason);
     c->outcome = ReplayOutcome();  // its tail does not matter: repair deletes it
+    c->malformed.clear();
+    c->kept_dead_blocks.clear();
     return false;
   }
   c->full = cls.full();
+  c->data_full = cls.data_full;
+  c->metadata_full = cls.metadata_full;
   c->dead = cls.cls == ContainerClass::kDead;
-  c->low_live = cls.cls == ContainerClass::kLowLive;
+  c->extra_space = cls.extra_space;
+  c->excess_bytes = cls.excess_bytes;
+  c->low_live = cls.compaction != CompactionRule::kNone;
+  c->compaction_rule = CompactionRuleName(cls.compaction);
   return true;
+}
+
+// The live blocks (ascending ids) that do not start on a block boundary.
+std::vector<LiveBlock> MisalignedBlocks(const std::vector<LiveBlock>& live,
+                                        uint64_t fs_block_size) {
+  std::vector<LiveBlock> out;
+  const uint64_t bs = fs_block_size ? fs_block_size : 4096;
+  for (const LiveBlock& b : live) {
+    if (static_cast<uint64_t>(b.loc.offset) % bs != 0) out.push_back(b);
+  }
+  return out;
 }
 
 }  // namespace
@@ -158,7 +240,12 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
   // live map does not rehash as it fills.
   state.Reserve(EstimatedCreateRecords(MetadataPayloadBytes(*c)));
   RecordOutcome(replayer->Replay(file.get(), &state), c);
+  // Without a data file the replay is Kudu's naive one (§4.1): only
+  // whether ids are left counts, no record is malformed.
+  if (c->has_data) c->malformed = state.malformed();
+  if (!c->malformed.empty()) FillMalformedTexts(file.get(), replayer->stats(), &c->malformed);
   file.reset();  // one metadata file open per thread at most
+  c->kept_dead_blocks = state.DeadBlocksCompactionKeeps();
   if (!ApplyClass(state, rules, c)) return {};
   if (!c->has_data && !c->fatal()) {
     c->AddProblem(ContainerProblem::Kind::kMissingData, c->metadata_path, 0,
@@ -169,7 +256,9 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
   KeepCounts(state, c);
   // Blocks of a failed container are merged too: the map is not published
   // then, but a duplicate id is still worth reporting.
-  return state.TakeLiveBlocks();
+  std::vector<LiveBlock> live = state.TakeLiveBlocks();
+  c->misaligned_blocks = MisalignedBlocks(live, c->fs_block_size);
+  return live;
 }
 
 }  // namespace fs

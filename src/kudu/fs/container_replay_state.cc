@@ -17,6 +17,8 @@
 
 #include "kudu/fs/container_replay_state.h"
 
+#include <algorithm>
+
 namespace kudu {
 
 inline uint64_t ContainerReplayState::AlignUp(uint64_t v) const {
@@ -51,91 +53,102 @@ void ContainerReplayState::Reset() {
   max_block_id_ = 0;
   next_write_offset_ = AlignUp(data_start_);
   records_ = 0;
+  last_at_next_offset_ = KeptDeadBlock();
+  last_of_max_id_ = KeptDeadBlock();
 }
 
 void ContainerReplayState::Reserve(size_t records) { live_.Reserve(records); }
 
-namespace {
-
-// The reasons that need formatting, out of line: OnRecord runs once per
-// record, and string code inline in it made every call save and restore
-// registers only these rare paths use.
-__attribute__((noinline, cold)) std::string NegativeReason(int64_t off, int64_t len) {
-  return "CREATE record with negative offset " + std::to_string(off) + " or length " +
-         std::to_string(len);
-}
-
-__attribute__((noinline, cold)) std::string PastEndReason(uint64_t off, uint64_t end,
-                                                         uint64_t data_file_size) {
-  return "CREATE record for bytes [" + std::to_string(off) + ", " + std::to_string(end) +
-         ") past the end of the data file (" + std::to_string(data_file_size) + " bytes)";
-}
-
-}  // namespace
-
 void ContainerReplayState::Malformed(const BlockRecord& record, uint64_t offset,
                                      const char* reason) {
-  Malformed(record, offset, std::string(reason));
+  malformed_.push_back(MalformedRecord{record.block_id, offset, reason, std::string()});
 }
 
-void ContainerReplayState::Malformed(const BlockRecord& record, uint64_t offset,
-                                     std::string reason) {
-  malformed_.push_back(MalformedRecord{record.block_id, offset, std::move(reason)});
+uint64_t ContainerReplayState::AlignUpToBlock(uint64_t v) const { return AlignUp(v); }
+
+uint64_t ContainerReplayState::AlignedLength(uint64_t offset, uint64_t length) const {
+  const bool aligned =
+      fs_block_mask_ != 0 ? (offset & fs_block_mask_) == 0 : offset % fs_block_size_ == 0;
+  return aligned ? AlignUp(length) : length;
+}
+
+std::vector<KeptDeadBlock> ContainerReplayState::DeadBlocksCompactionKeeps() const {
+  std::vector<KeptDeadBlock> kept;
+  if (total_blocks_ == 0) return kept;
+  // Whether the block a CREATE record made live is still that block.
+  auto dead = [this](const KeptDeadBlock& b) {
+    const BlockLocation* loc = live_.Find(b.block_id);
+    return loc == nullptr || loc->offset != b.offset || loc->length != b.length;
+  };
+  // The dead block that sets the next write offset, unless a live block (or
+  // the encryption header) reaches as far: then the offset survives anyway.
+  uint64_t live_reach = AlignUp(data_start_);
+  live_.ForEach([&](uint64_t, const BlockLocation& loc) {
+    const uint64_t end = AlignUp(static_cast<uint64_t>(loc.offset) +
+                                 static_cast<uint64_t>(loc.length));
+    if (end > live_reach) live_reach = end;
+  });
+  if (live_reach < next_write_offset_ && dead(last_at_next_offset_)) {
+    kept.push_back(last_at_next_offset_);
+  }
+  // The dead block of the highest id: with it live, no live id is below it.
+  if (dead(last_of_max_id_) && live_.Find(max_block_id_) == nullptr &&
+      (kept.empty() || kept[0].record_offset != last_of_max_id_.record_offset)) {
+    kept.push_back(last_of_max_id_);
+  }
+  std::sort(kept.begin(), kept.end(), [](const KeptDeadBlock& x, const KeptDeadBlock& y) {
+    return x.record_offset < y.record_offset;
+  });
+  return kept;
 }
 
 void ContainerReplayState::OnRecord(const BlockRecord& record, uint64_t offset) {
+  namespace why = malformed_reason;
   records_++;
   const uint64_t id = record.block_id;
   switch (record.op_type) {
     case CREATE: {
-      if (!record.has_offset || !record.has_length) {
-        Malformed(record, offset, "CREATE record without offset or length");
-        return;
-      }
+      if (!record.has_offset) return Malformed(record, offset, why::kMissingOffset);
+      if (!record.has_length) return Malformed(record, offset, why::kMissingLength);
       const int64_t off = record.offset;
       const int64_t len = record.length;
-      if (off < 0 || len < 0) {
-        Malformed(record, offset, NegativeReason(off, len));
-        return;
-      }
-      // Kudu computes offset + length in int64: a sum past INT64_MAX is malformed.
-      if (off > INT64_MAX - len) {
-        Malformed(record, offset, "CREATE record whose offset + length overflows");
-        return;
-      }
+      if (off < 0) return Malformed(record, offset, why::kNegativeOffset);
+      if (len < 0) return Malformed(record, offset, why::kNegativeLength);
+      // No block can end past INT64_MAX (Kudu's int64 sum would wrap).
+      if (off > INT64_MAX - len) return Malformed(record, offset, why::kOffsetLengthOverflow);
       const uint64_t uoff = static_cast<uint64_t>(off), ulen = static_cast<uint64_t>(len);
       const uint64_t end = uoff + ulen;
       if (len > 0 && end > data_file_size_) {
-        Malformed(record, offset, PastEndReason(uoff, end, data_file_size_));
-        return;
+        return Malformed(record, offset, why::kPastEndOfData);
       }
       if (!live_.Insert(id, BlockLocation{off, len})) {
-        Malformed(record, offset, "CREATE record for a block that is already live");
-        return;
+        return Malformed(record, offset, why::kDuplicateCreate);
       }
       live_bytes_ += ulen;
-      live_bytes_aligned_ += AlignUp(ulen);
+      live_bytes_aligned_ += AlignedLength(uoff, ulen);
       total_blocks_++;
       total_bytes_ += ulen;
-      if (id > max_block_id_ || total_blocks_ == 1) max_block_id_ = id;
+      if (id >= max_block_id_ || total_blocks_ == 1) {
+        max_block_id_ = id;
+        last_of_max_id_ = KeptDeadBlock{id, offset, off, len};
+      }
       const uint64_t next = AlignUp(end);
-      if (next > next_write_offset_) next_write_offset_ = next;
+      if (next >= next_write_offset_) {
+        next_write_offset_ = next;
+        last_at_next_offset_ = KeptDeadBlock{id, offset, off, len};
+      }
       return;
     }
     case DELETE: {
       BlockLocation erased;
-      if (!live_.Erase(id, &erased)) {
-        Malformed(record, offset, "DELETE record for a block that is not live");
-        return;
-      }
-      const uint64_t ulen = static_cast<uint64_t>(erased.length);
-      live_bytes_ -= ulen;
-      live_bytes_aligned_ -= AlignUp(ulen);
+      if (!live_.Erase(id, &erased)) return Malformed(record, offset, why::kDeleteNotLive);
+      live_bytes_ -= static_cast<uint64_t>(erased.length);
+      live_bytes_aligned_ -= AlignedLength(static_cast<uint64_t>(erased.offset),
+                                           static_cast<uint64_t>(erased.length));
       return;
     }
     default:
-      Malformed(record, offset, "record with op_type UNKNOWN");
-      return;
+      return Malformed(record, offset, why::kUnknownOpType);
   }
 }
 

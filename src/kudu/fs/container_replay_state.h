@@ -32,10 +32,37 @@
 
 namespace kudu {
 
+// The reasons of §4.2, one per rule, in the order the rules are tried: a
+// record is reported with the first rule it breaks.
+namespace malformed_reason {
+constexpr const char kMissingOffset[] = "missing_offset";
+constexpr const char kMissingLength[] = "missing_length";
+constexpr const char kNegativeOffset[] = "negative_offset";
+constexpr const char kNegativeLength[] = "negative_length";
+constexpr const char kOffsetLengthOverflow[] = "offset_length_overflow";
+constexpr const char kPastEndOfData[] = "past_end_of_data";
+constexpr const char kDuplicateCreate[] = "duplicate_create";
+constexpr const char kDeleteNotLive[] = "delete_not_live";
+constexpr const char kUnknownOpType[] = "unknown_op_type";
+}  // namespace malformed_reason
+
 struct MalformedRecord {
   uint64_t block_id = 0;
   uint64_t record_offset = 0;  // raw offset of the record in the metadata file
-  std::string reason;
+  const char* reason = "";     // one of malformed_reason
+  // The record's protobuf text format (tool contract), filled in by the
+  // open once the replay has ended: the replay keeps no record bodies.
+  std::string text;
+};
+
+// The CREATE record of one dead block that a metadata compaction (§7.1)
+// keeps, so that the rewritten file replays to the same next block offset
+// and highest block id.
+struct KeptDeadBlock {
+  uint64_t block_id = 0;
+  uint64_t record_offset = 0;  // raw offset of its CREATE record
+  int64_t offset = 0;          // where its bytes were in <id>.data
+  int64_t length = 0;
 };
 
 class ContainerReplayState : public BlockRecordSink {
@@ -61,8 +88,20 @@ class ContainerReplayState : public BlockRecordSink {
 
   uint64_t live_count() const { return live_.size(); }
   uint64_t live_bytes() const { return live_bytes_; }
-  // Sum of live block lengths rounded up to the filesystem block size.
+  // Sum of the live blocks' aligned lengths (AlignedLength). Neither counts
+  // the encryption header: that is the container's, not a record's.
   uint64_t live_bytes_aligned() const { return live_bytes_aligned_; }
+  // A block's aligned length (§4.3, Kudu's LogBlock::fs_aligned_length): its
+  // length rounded up to the filesystem block size when it starts on a block
+  // boundary; unrounded otherwise (KUDU-1793: where a misaligned block's
+  // space ends is not known).
+  uint64_t AlignedLength(uint64_t offset, uint64_t length) const;
+  // Rounds up to the filesystem block size (saturating).
+  uint64_t AlignUpToBlock(uint64_t v) const;
+  uint64_t fs_block_size() const { return fs_block_size_; }
+  // The dead blocks a compaction keeps (§7.1), at most two, by ascending
+  // record offset; valid once the replay has ended.
+  std::vector<KeptDeadBlock> DeadBlocksCompactionKeeps() const;
   // Accepted CREATE records: live and dead blocks.
   uint64_t total_blocks() const { return total_blocks_; }
   uint64_t total_bytes() const { return total_bytes_; }
@@ -78,8 +117,6 @@ class ContainerReplayState : public BlockRecordSink {
   // Rare: out of line and marked cold, so OnRecord's common path stays small.
   __attribute__((noinline, cold)) void Malformed(const BlockRecord& record, uint64_t offset,
                                                  const char* reason);
-  __attribute__((noinline, cold)) void Malformed(const BlockRecord& record, uint64_t offset,
-                                                 std::string reason);
   // Twice per CREATE: inlined.
   __attribute__((always_inline)) inline uint64_t AlignUp(uint64_t v) const;
 
@@ -99,6 +136,10 @@ class ContainerReplayState : public BlockRecordSink {
   uint64_t max_block_id_ = 0;
   uint64_t next_write_offset_ = 0;
   uint64_t records_ = 0;
+  // The last accepted CREATE whose aligned end is the next write offset, and
+  // the last one of the highest id: the candidates §7.1 keeps when dead.
+  KeptDeadBlock last_at_next_offset_;
+  KeptDeadBlock last_of_max_id_;
 };
 
 }  // namespace kudu

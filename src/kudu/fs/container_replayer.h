@@ -64,6 +64,8 @@ class ContainerReplayer {
 
   // Replays the already opened metadata `file` into `state`.
   ContainerReplayResult Replay(RandomAccessFile* file, ContainerReplayState* state);
+  // Where the replays' reads are counted (null: nowhere).
+  ReplayStats* stats() const { return stats_; }
 
  private:
   MetadataReplayStrategy* Strategy(ReplayStrategyKind kind);

@@ -18,10 +18,10 @@
 #include "kudu/fs/fs_report.h"
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
-#include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "kudu/fs/block_id.h"
 
@@ -30,35 +30,129 @@ namespace fs {
 
 using nlohmann::json;
 
-FsReportTotals ComputeReportTotals(const OpenResult& r) {
-  FsReportTotals t;
-  std::set<uint64_t> duplicate_ids;
-  for (const ContainerInfo& c : r.containers) {
-    if (c.incomplete) {
-      t.incomplete_containers++;
+namespace {
+
+// Every entry of the report, each list in report order. The one place that
+// says which container goes in which list: incomplete ones in no other;
+// corrupt ones (§4.1) only in `corrupt`, but their malformed records are
+// still listed.
+struct ReportEntries {
+  std::vector<const ContainerInfo*> counted;  // opened, neither incomplete nor corrupt
+  std::vector<std::pair<const ContainerInfo*, const MalformedRecord*>> malformed;
+  std::vector<std::pair<const ContainerInfo*, const LiveBlock*>> misaligned;
+  std::vector<const ContainerInfo*> partial, incomplete, extra_space, dead, low_live, corrupt;
+};
+
+ReportEntries CollectEntries(const OpenResult& r) {
+  std::vector<const ContainerInfo*> order;
+  order.reserve(r.containers.size());
+  for (const ContainerInfo& c : r.containers) order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(), [](const ContainerInfo* a, const ContainerInfo* b) {
+    return a->dir_index != b->dir_index ? a->dir_index < b->dir_index : a->id < b->id;
+  });
+  ReportEntries e;
+  for (const ContainerInfo* c : order) {
+    if (c->incomplete) {
+      e.incomplete.push_back(c);
       continue;
     }
-    t.containers++;
-    if (c.full) t.full_containers++;
-    if (c.dead) t.dead_containers++;
-    if (c.low_live) t.low_live_containers++;
-    t.live_blocks += c.live_blocks;
-    t.live_bytes += c.live_bytes;
-    t.live_bytes_aligned += c.live_bytes_aligned;
-    t.malformed_records += c.malformed.size();
-    if (c.partial_record()) t.partial_records++;
-    if (c.fatal()) t.corrupt_containers++;
-    t.fatal_problems += c.problems.size();
-    for (const ContainerProblem& p : c.problems) {
-      // Count ids, not (id, container) pairs.
-      if (p.kind == ContainerProblem::Kind::kDuplicateId) duplicate_ids.insert(p.block_id);
+    for (const MalformedRecord& m : c->malformed) e.malformed.push_back({c, &m});
+    if (c->fatal()) {
+      e.corrupt.push_back(c);
+      continue;
     }
+    e.counted.push_back(c);
+    for (const LiveBlock& b : c->misaligned_blocks) e.misaligned.push_back({c, &b});
+    if (c->partial_record()) e.partial.push_back(c);
+    if (c->extra_space) e.extra_space.push_back(c);
+    if (c->dead) e.dead.push_back(c);
+    if (c->low_live) e.low_live.push_back(c);
   }
-  t.duplicate_block_ids = duplicate_ids.size();
+  return e;
+}
+
+template <class Entries, class Flag>
+uint64_t CountRepaired(const Entries& entries, Flag repaired) {
+  uint64_t n = 0;
+  for (const auto& entry : entries) n += repaired(entry) ? 1 : 0;
+  return n;
+}
+
+FsReportTotals TotalsOf(const OpenResult& r, const ReportEntries& e) {
+  FsReportTotals t;
+  t.containers = e.counted.size();
+  for (const ContainerInfo* c : e.counted) {
+    if (c->full) t.full_containers++;
+    t.live_blocks += c->live_blocks;
+    t.live_bytes += c->live_bytes;
+    t.live_bytes_aligned += c->live_bytes_aligned;
+  }
+  t.dead_containers = e.dead.size();
+  t.low_live_containers = e.low_live.size();
+  t.malformed_records = e.malformed.size();
+  t.misaligned_blocks = e.misaligned.size();
+  t.partial_records = e.partial.size();
+  t.incomplete_containers = e.incomplete.size();
+  t.full_container_extra_space = e.extra_space.size();
+  for (const ContainerInfo* c : e.extra_space) {
+    t.full_container_extra_space_bytes += c->excess_bytes;
+    if (c->repaired_extra_space) t.repaired.full_container_extra_space_bytes += c->excess_bytes;
+  }
+  t.corrupt_containers = e.corrupt.size();
+  for (const ContainerInfo* c : e.corrupt) t.corruption_entries += c->problems.size();
+  t.leftover_tmp_files = r.leftover_tmp_files.size();
+
+  FsReportTotals::Repaired& rep = t.repaired;
+  rep.full_container_extra_space =
+      CountRepaired(e.extra_space, [](const ContainerInfo* c) { return c->repaired_extra_space; });
+  rep.incomplete_containers =
+      CountRepaired(e.incomplete, [](const ContainerInfo* c) { return c->repaired_incomplete; });
+  rep.partial_records =
+      CountRepaired(e.partial, [](const ContainerInfo* c) { return c->repaired_partial_record; });
+  rep.dead_containers =
+      CountRepaired(e.dead, [](const ContainerInfo* c) { return c->repaired_dead; });
+  rep.compacted_containers =
+      CountRepaired(e.low_live, [](const ContainerInfo* c) { return c->repaired_compaction; });
+  for (const ContainerInfo* c : e.counted) rep.punched_blocks += c->punched_blocks;
+  if (r.repaired) {
+    // The repair's own totals where it has not flagged each entry it did.
+    const RepairSummary& s = r.repairs;
+    rep.incomplete_containers = std::max(rep.incomplete_containers, s.incomplete_containers_deleted);
+    rep.partial_records = std::max(rep.partial_records, s.partial_records_truncated);
+    rep.dead_containers = std::max(rep.dead_containers, s.dead_containers_deleted);
+    rep.compacted_containers = std::max(rep.compacted_containers, s.low_live_metadata_rewritten);
+    rep.leftover_tmp_files = s.leftover_tmp_files_deleted;
+  }
   return t;
 }
 
-namespace {
+// The WAL and metadata roots as the directory flags resolved them; left
+// empty, the first data root stands in (tool contract).
+std::string RootOr(const std::string& root, const OpenResult& r) {
+  if (!root.empty()) return root;
+  return r.data_dirs.empty() ? std::string() : r.data_dirs[0];
+}
+
+std::vector<std::string> DataDirPaths(const OpenResult& r) {
+  std::vector<std::string> out;
+  for (const std::string& root : r.data_dirs) out.push_back(root + "/data");
+  return out;
+}
+
+// No next id once the highest one is 2^64 - 1 (§4.2).
+bool BlockIdSpaceExhausted(const OpenResult& r) {
+  return r.has_max_block_id && r.max_block_id == UINT64_MAX;
+}
+
+// Problems without a byte to point at (a missing file) have a null offset.
+json ProblemOffset(const ContainerProblem& p) {
+  if (p.kind == ContainerProblem::Kind::kMissingData ||
+      p.kind == ContainerProblem::Kind::kMissingMetadata ||
+      p.kind == ContainerProblem::Kind::kNotRegularFile) {
+    return nullptr;
+  }
+  return p.offset;
+}
 
 json ReplayJson(const ReplayStatsSnapshot& s) {
   json by = json::object();
@@ -87,10 +181,124 @@ json RepairsJson(const RepairSummary& s) {
               {"containers_skipped", s.containers_skipped}};
 }
 
-// Left empty, the first data root stands in (see FsReportRoots).
-std::string RootOr(const std::string& root, const OpenResult& r) {
-  if (!root.empty()) return root;
-  return r.data_dirs.empty() ? std::string() : r.data_dirs[0];
+json RepairedJson(const FsReportTotals::Repaired& rep) {
+  return json{{"full_container_extra_space", rep.full_container_extra_space},
+              {"full_container_extra_space_bytes", rep.full_container_extra_space_bytes},
+              {"incomplete_containers", rep.incomplete_containers},
+              {"partial_records", rep.partial_records},
+              {"dead_containers", rep.dead_containers},
+              {"compacted_containers", rep.compacted_containers},
+              {"leftover_tmp_files", rep.leftover_tmp_files},
+              {"punched_blocks", rep.punched_blocks}};
+}
+
+json EntriesJson(const OpenResult& r, const ReportEntries& e) {
+  json malformed = json::array(), misaligned = json::array(), partial = json::array(),
+       incomplete = json::array(), extra = json::array(), dead = json::array(),
+       low_live = json::array(), corruption = json::array(), leftovers = json::array();
+  for (const auto& m : e.malformed) {
+    malformed.push_back(json{{"container", m.first->path},
+                             {"file", m.first->metadata_path},
+                             {"offset", m.second->record_offset},
+                             {"block_id", BlockId(m.second->block_id).ToString()},
+                             {"reason", m.second->reason},
+                             {"record", m.second->text}});
+  }
+  for (const auto& b : e.misaligned) {
+    misaligned.push_back(json{{"container", b.first->path},
+                              {"block_id", BlockId(b.second->id).ToString()},
+                              {"offset", b.second->loc.offset},
+                              {"length", b.second->loc.length}});
+  }
+  for (const ContainerInfo* c : e.partial) {
+    partial.push_back(json{{"container", c->path},
+                           {"file", c->metadata_path},
+                           {"offset", c->partial_record_offset()},
+                           {"message", c->outcome.status.ToString()},
+                           {"repaired", c->repaired_partial_record}});
+  }
+  for (const ContainerInfo* c : e.incomplete) {
+    incomplete.push_back(json{{"container", c->path},
+                              {"reason", c->incomplete_reason},
+                              {"repaired", c->repaired_incomplete}});
+  }
+  for (const ContainerInfo* c : e.extra_space) {
+    extra.push_back(json{{"container", c->path},
+                         {"excess_bytes", c->excess_bytes},
+                         {"repaired", c->repaired_extra_space}});
+  }
+  for (const ContainerInfo* c : e.dead) {
+    dead.push_back(json{{"container", c->path}, {"repaired", c->repaired_dead}});
+  }
+  for (const ContainerInfo* c : e.low_live) {
+    low_live.push_back(json{{"container", c->path},
+                            {"rule", c->compaction_rule},
+                            {"live_blocks", c->live_blocks},
+                            {"total_blocks", c->total_blocks},
+                            {"repaired", c->repaired_compaction}});
+  }
+  for (const ContainerInfo* c : e.corrupt) {
+    for (const ContainerProblem& p : c->problems) {
+      corruption.push_back(json{{"container", c->path},
+                                {"file", p.file},
+                                {"offset", ProblemOffset(p)},
+                                {"kind", ContainerProblemKindName(p.kind)},
+                                {"message", p.status.ToString()}});
+    }
+  }
+  for (const std::string& f : r.leftover_tmp_files) leftovers.push_back(f);
+  return json{{"malformed_records", malformed},
+              {"misaligned_blocks", misaligned},
+              {"partial_records", partial},
+              {"incomplete_containers", incomplete},
+              {"full_container_extra_space", extra},
+              {"dead_containers", dead},
+              {"low_live_containers", low_live},
+              {"leftover_tmp_files", leftovers},
+              {"unexpected_files", json::array()},
+              {"nonstandard_container_names", json::array()},
+              {"unlocked_dirs", json::array()},
+              {"corruption", corruption},
+              {"repair_errors", json::array()}};
+}
+
+std::string RepairedSuffix(uint64_t n) { return " (" + std::to_string(n) + " repaired)"; }
+
+// Kudu's FsReport::ToString, line for line (tool contract, "Text report").
+void KuduLayoutText(const OpenResult& r, const FsReportRoots& roots, const ReportEntries& e,
+                    const FsReportTotals& t, std::ostringstream& o) {
+  const std::vector<std::string> dirs = DataDirPaths(r);
+  o << "FS layout report\n";
+  o << "--------------------\n";
+  o << "wal directory: " << RootOr(roots.wal_dir, r) << "\n";
+  o << "metadata directory: " << RootOr(roots.metadata_dir, r) << "\n";
+  o << dirs.size() << " data directories: ";
+  for (size_t i = 0; i < dirs.size(); i++) o << (i ? ", " : "") << dirs[i];
+  o << "\n";
+  o << "Total live blocks: " << t.live_blocks << "\n";
+  o << "Total live bytes: " << t.live_bytes << "\n";
+  o << "Total live bytes (after alignment): " << t.live_bytes_aligned << "\n";
+  o << "Total number of LBM containers: " << t.containers << " (" << t.full_containers
+    << " full)\n";
+  o << "Did not check for missing blocks\n";
+  o << "Did not check for orphaned blocks\n";
+  o << "Total full LBM containers with extra space: " << t.full_container_extra_space
+    << RepairedSuffix(t.repaired.full_container_extra_space) << "\n";
+  o << "Total full LBM container extra space in bytes: " << t.full_container_extra_space_bytes
+    << RepairedSuffix(t.repaired.full_container_extra_space_bytes) << "\n";
+  o << "Total incomplete LBM containers: " << t.incomplete_containers
+    << RepairedSuffix(t.repaired.incomplete_containers) << "\n";
+  for (const auto& m : e.malformed) {
+    o << "Fatal error: malformed record in container " << m.first->path << ": " << m.second->text
+      << "\n";
+  }
+  for (const auto& b : e.misaligned) {
+    o << "Misaligned block in container " << b.first->path << ": "
+      << BlockId(b.second->id).ToString() << "\n";
+  }
+  o << "Total LBM partial records: " << t.partial_records
+    << RepairedSuffix(t.repaired.partial_records) << "\n";
+  o << "Total corrupted LBM metadata records in RocksDB: 0 (0 repaired)\n";
 }
 
 // What the open found before any replay (prepare_data_dirs.h): locks it
@@ -128,16 +336,12 @@ std::string PreparedDirsText(const OpenResult& r) {
   const TemporaryFiles& t = r.prepared->temp_files;
   std::ostringstream o;
   const bool read_write = r.repaired;
-  for (const std::string& f : t.found) {
-    const bool kept = std::find(t.only_copies.begin(), t.only_copies.end(), f) !=
-                      t.only_copies.end();
-    o << "Temporary file " << f;
-    if (kept && read_write) {
-      o << " (kept: its container's .metadata file does not exist, so it may be the only copy "
-           "of that container's records; a Kudu server starting on this dir, in any mode, "
-           "deletes it)";
-    }
-    o << "\n";
+  // The files themselves are listed with the leftover temporary files.
+  for (const std::string& f : t.only_copies) {
+    if (!read_write) continue;
+    o << "  Kept " << f << ": its container's .metadata file does not exist, so it may be "
+         "the only copy of that container's records; a Kudu server starting on this dir, in "
+         "any mode, deletes it\n";
   }
   for (const std::string& f : t.unexpected) o << "Unexpected file " << f << "\n";
   for (const UnlockedDir& u : r.prepared->unlocked_dirs) {
@@ -150,153 +354,47 @@ std::string PreparedDirsText(const OpenResult& r) {
   return o.str();
 }
 
-}  // namespace
-
-std::string FsReportStatus(const OpenResult& r) {
-  if (!r.ok()) return r.status.ToString();
-  if (r.repaired && !r.repairs.status.ok()) return "repair failed: " + r.repairs.status.ToString();
-  return "OK";
-}
-
-json FsReportJson(const OpenResult& r, const FsReportRoots& roots) {
-  const FsReportTotals t = ComputeReportTotals(r);
-  json malformed = json::array(), partial = json::array(), incomplete = json::array(),
-       corruption = json::array(), dead = json::array(), low_live = json::array();
-  for (const ContainerInfo& c : r.containers) {
-    if (c.incomplete) {
-      incomplete.push_back(json{{"container", c.path}, {"reason", c.incomplete_reason}});
-      continue;
-    }
-    for (const MalformedRecord& m : c.malformed) {
-      malformed.push_back(json{{"container", c.path},
-                               {"file", c.metadata_path},
-                               {"offset", m.record_offset},
-                               {"block_id", BlockId(m.block_id).ToString()},
-                               {"reason", m.reason}});
-    }
-    if (c.partial_record()) {
-      partial.push_back(json{{"container", c.path},
-                             {"file", c.metadata_path},
-                             {"offset", c.partial_record_offset()},
-                             {"message", c.outcome.status.ToString()}});
-    }
-    for (const ContainerProblem& p : c.problems) {
-      corruption.push_back(json{{"container", c.path},
-                                {"file", p.file},
-                                {"offset", p.offset},
-                                {"kind", ContainerProblemKindName(p.kind)},
-                                {"message", p.status.ToString()}});
-    }
-    if (c.dead) dead.push_back(json{{"container", c.path}});
-    if (c.low_live) {
-      low_live.push_back(json{{"container", c.path},
-                              {"live_blocks", c.live_blocks},
-                              {"total_blocks", c.total_blocks}});
-    }
-  }
-  json leftovers = json::array();
-  for (const std::string& f : r.leftover_tmp_files) leftovers.push_back(f);
-
-  json j = {
-      {"ok", FsReportStatus(r) == "OK"},
-      {"status", FsReportStatus(r)},
-      {"wal_dir", RootOr(roots.wal_dir, r)},
-      {"metadata_dir", RootOr(roots.metadata_dir, r)},
-      {"data_dirs", r.data_dirs},
-      {"encrypted", r.encrypted},
-      {"containers", t.containers},
-      {"full_containers", t.full_containers},
-      {"dead_containers", t.dead_containers},
-      {"low_live_containers", t.low_live_containers},
-      {"live_blocks", t.live_blocks},
-      {"live_bytes", t.live_bytes},
-      {"live_bytes_aligned", t.live_bytes_aligned},
-      {"max_block_id", r.has_max_block_id ? r.max_block_id : 0},
-      {"next_block_id", r.has_next_block_id ? json(r.next_block_id) : json(nullptr)},
-      {"malformed_records", t.malformed_records},
-      {"partial_records", t.partial_records},
-      {"incomplete_containers", t.incomplete_containers},
-      {"corrupt_containers", t.corrupt_containers},
-      {"duplicate_block_ids", t.duplicate_block_ids},
-      {"leftover_tmp_files", r.leftover_tmp_files.size()},
-      {"entries",
-       {{"malformed_records", malformed},
-        {"partial_records", partial},
-        {"incomplete_containers", incomplete},
-        {"corruption", corruption},
-        {"dead_containers", dead},
-        {"low_live_containers", low_live},
-        {"leftover_tmp_files", leftovers}}},
-      {"replay", ReplayJson(r.replay)},
-      {"timing",
-       {{"wall_s", r.timing.wall_s}, {"user_s", r.timing.user_s}, {"sys_s", r.timing.sys_s}}},
-  };
-  if (r.repaired) j["repairs"] = RepairsJson(r.repairs);
-  AddPreparedDirsJson(r, &j);
-  return j;
-}
-
-std::string FsReportText(const OpenResult& r, const FsReportRoots& roots) {
-  const FsReportTotals t = ComputeReportTotals(r);
-  const bool rep = r.repaired;
-  const RepairSummary& s = r.repairs;
-  auto repaired = [&](uint64_t n) {
-    return rep ? " (" + std::to_string(n) + " repaired)" : std::string();
-  };
-  std::ostringstream o;
-  o << "FS layout report\n";
-  o << "----------------\n";
-  o << "wal directory: " << RootOr(roots.wal_dir, r) << "\n";
-  o << "metadata directory: " << RootOr(roots.metadata_dir, r) << "\n";
-  o << r.data_dirs.size() << " data directories:";
-  for (size_t i = 0; i < r.data_dirs.size(); i++) o << (i ? ", " : " ") << r.data_dirs[i];
-  o << "\n";
+// The project's sections: what Kudu's report does not show.
+void ProjectText(const OpenResult& r, const ReportEntries& e, const FsReportTotals& t,
+                 std::ostringstream& o) {
   o << "Encrypted: " << (r.encrypted ? "yes" : "no") << "\n";
-  o << "Total live blocks: " << t.live_blocks << "\n";
-  o << "Total live bytes: " << t.live_bytes << "\n";
-  o << "Total live bytes (after alignment): " << t.live_bytes_aligned << "\n";
-  o << "Total number of LBM containers: " << t.containers << " (" << t.full_containers
-    << " full)\n";
-  o << "Maximum block id: " << (r.has_max_block_id ? BlockId(r.max_block_id).ToString() : "none")
-    << " (next block id "
-    << (r.has_next_block_id ? BlockId(r.next_block_id).ToString()
-                            : std::string("none (block id space exhausted)"))
-    << ")\n";
-  o << "Total dead full LBM containers: " << t.dead_containers << repaired(s.dead_containers_deleted)
-    << "\n";
-  o << "Total full LBM containers with few live blocks: " << t.low_live_containers
-    << repaired(s.low_live_metadata_rewritten) << "\n";
-  o << "Total malformed LBM records: " << t.malformed_records << "\n";
-  o << "Total LBM partial records: " << t.partial_records << repaired(s.partial_records_truncated)
-    << "\n";
-  o << "Total incomplete LBM containers: " << t.incomplete_containers
-    << repaired(s.incomplete_containers_deleted) << "\n";
-  o << "Total corrupted LBM containers: " << t.corrupt_containers << " (" << t.fatal_problems
-    << " fatal problems, " << t.duplicate_block_ids << " duplicate block ids)\n";
-  if (!r.leftover_tmp_files.empty() || rep) {
-    o << "Leftover metadata temp files: " << r.leftover_tmp_files.size()
-      << repaired(s.leftover_tmp_files_deleted) << "\n";
+  o << "Next block id: ";
+  if (BlockIdSpaceExhausted(r)) {
+    o << "none (block id space exhausted)";
+  } else {
+    o << BlockId(r.next_block_id).ToString();
   }
-
-  // Details, in the same order as the JSON entries.
-  for (const ContainerInfo& c : r.containers) {
-    if (c.incomplete) {
-      o << "Incomplete container " << c.path << ": " << c.incomplete_reason << "\n";
-      continue;
-    }
-    for (const MalformedRecord& m : c.malformed) {
-      o << "Malformed record in " << c.metadata_path << " at offset " << m.record_offset
-        << " (block " << BlockId(m.block_id).ToString() << "): " << m.reason << "\n";
-    }
-    if (c.partial_record()) {
-      o << "Partial record in " << c.metadata_path << " at offset " << c.partial_record_offset()
-        << "\n";
-    }
-    for (const ContainerProblem& p : c.problems) {
-      o << "Fatal: " << p.status.ToString() << "\n";
+  o << " (highest block id "
+    << (r.has_max_block_id ? BlockId(r.max_block_id).ToString() : std::string("none")) << ")\n";
+  o << "Total dead full LBM containers: " << t.dead_containers
+    << RepairedSuffix(t.repaired.dead_containers) << "\n";
+  for (const ContainerInfo* c : e.dead) o << "  Dead container " << c->path << "\n";
+  o << "Total LBM containers to compact: " << t.low_live_containers
+    << RepairedSuffix(t.repaired.compacted_containers) << "\n";
+  for (const ContainerInfo* c : e.low_live) {
+    o << "  Compaction candidate " << c->path << " (" << c->compaction_rule << " rule): "
+      << c->live_blocks << " of " << c->total_blocks << " blocks live\n";
+  }
+  for (const ContainerInfo* c : e.extra_space) {
+    o << "  Extra space in container " << c->path << ": " << c->excess_bytes << " bytes\n";
+  }
+  for (const ContainerInfo* c : e.partial) {
+    o << "  Partial record in " << c->metadata_path << " at offset "
+      << c->partial_record_offset() << "\n";
+  }
+  for (const ContainerInfo* c : e.incomplete) {
+    o << "  Incomplete container " << c->path << ": " << c->incomplete_reason << "\n";
+  }
+  o << "Total corrupt LBM containers: " << t.corrupt_containers << " (" << t.corruption_entries
+    << " problems)\n";
+  for (const ContainerInfo* c : e.corrupt) {
+    for (const ContainerProblem& p : c->problems) {
+      o << "  Corruption in container " << c->path << ": " << p.status.ToString() << "\n";
     }
   }
-
+  o << "Leftover temporary files: " << t.leftover_tmp_files
+    << RepairedSuffix(t.repaired.leftover_tmp_files) << "\n";
+  for (const std::string& f : r.leftover_tmp_files) o << "  " << f << "\n";
   o << PreparedDirsText(r);
 
   const ReplayStatsSnapshot& st = r.replay;
@@ -316,10 +414,78 @@ std::string FsReportText(const OpenResult& r, const FsReportRoots& roots) {
   std::snprintf(timing, sizeof(timing), "Open time: wall %.3fs, user %.3fs, sys %.3fs\n",
                 r.timing.wall_s, r.timing.user_s, r.timing.sys_s);
   o << timing;
-  if (rep) {
+  if (r.repaired) {
+    const RepairSummary& s = r.repairs;
     o << "Repair: " << (s.status.ok() ? std::string("OK") : s.status.ToString()) << " ("
       << s.containers_skipped << " containers with fatal problems left alone)\n";
   }
+}
+
+}  // namespace
+
+FsReportTotals ComputeReportTotals(const OpenResult& r) {
+  return TotalsOf(r, CollectEntries(r));
+}
+
+bool FsReportOk(const OpenResult& r) {
+  return r.ok() && (!r.repaired || r.repairs.status.ok());
+}
+
+std::string FsReportStatus(const OpenResult& r) {
+  if (!r.ok()) return r.status.ToString();
+  if (r.repaired && !r.repairs.status.ok()) return "repair failed: " + r.repairs.status.ToString();
+  return "OK";
+}
+
+json FsReportJson(const OpenResult& r, const FsReportRoots& roots) {
+  const ReportEntries e = CollectEntries(r);
+  const FsReportTotals t = TotalsOf(r, e);
+  json j = {
+      {"ok", FsReportOk(r)},
+      {"status", FsReportStatus(r)},
+      {"wal_dir", RootOr(roots.wal_dir, r)},
+      {"metadata_dir", RootOr(roots.metadata_dir, r)},
+      {"data_dirs", DataDirPaths(r)},
+      {"encrypted", r.encrypted},
+      {"containers", t.containers},
+      {"full_containers", t.full_containers},
+      {"dead_containers", t.dead_containers},
+      {"low_live_containers", t.low_live_containers},
+      {"live_blocks", t.live_blocks},
+      {"live_bytes", t.live_bytes},
+      {"live_bytes_aligned", t.live_bytes_aligned},
+      {"max_block_id", r.has_max_block_id ? r.max_block_id : 0},
+      {"next_block_id", BlockIdSpaceExhausted(r) ? json(nullptr) : json(r.next_block_id)},
+      {"malformed_records", t.malformed_records},
+      {"misaligned_blocks", t.misaligned_blocks},
+      {"partial_records", t.partial_records},
+      {"incomplete_containers", t.incomplete_containers},
+      {"full_container_extra_space", t.full_container_extra_space},
+      {"full_container_extra_space_bytes", t.full_container_extra_space_bytes},
+      {"corrupt_containers", t.corrupt_containers},
+      {"leftover_tmp_files", t.leftover_tmp_files},
+      {"unexpected_files", 0},
+      {"nonstandard_container_names", 0},
+      {"unlocked_dirs", 0},
+      {"repair_errors", 0},
+      {"repaired", RepairedJson(t.repaired)},
+      {"entries", EntriesJson(r, e)},
+      {"replay", ReplayJson(r.replay)},
+      {"timing",
+       {{"wall_s", r.timing.wall_s}, {"user_s", r.timing.user_s}, {"sys_s", r.timing.sys_s}}},
+  };
+  if (r.repaired) j["repairs"] = RepairsJson(r.repairs);
+  AddPreparedDirsJson(r, &j);
+  return j;
+}
+
+std::string FsReportText(const OpenResult& r, const FsReportRoots& roots) {
+  const ReportEntries e = CollectEntries(r);
+  const FsReportTotals t = TotalsOf(r, e);
+  std::ostringstream o;
+  KuduLayoutText(r, roots, e, t, o);
+  o << "\n";
+  ProjectText(r, e, t, o);
   o << "\nStatus: " << FsReportStatus(r) << "\n";
   return o.str();
 }

@@ -15,12 +15,15 @@
 // specific language governing permissions and limitations
 // under the License.
 
-// The FS layout report of one open (and its repair): Kudu-style text for an
-// operator, and the JSON object of docs/tool-contract.md for scripts.
+// The FS layout report of one open (and its repair): Kudu's FsReport text,
+// line for line, then the project's own sections, for an operator; the JSON
+// object of docs/tool-contract.md for scripts. Both are built from one list
+// of entries, so every count is its list's length.
 //
-// Entries are listed in container path order, then by offset, so two opens
-// of the same directories give the same report whatever the strategy or the
-// thread timing; only "replay" and "timing" differ.
+// Entries are listed in data dir order (flag order), then container id, then
+// file order (malformed records) or block id order (misaligned blocks), so
+// two opens of the same directories give the same report whatever the
+// strategy or the thread timing; only "replay" and "timing" differ.
 #pragma once
 
 #include <string>
@@ -32,21 +35,36 @@
 namespace kudu {
 namespace fs {
 
-// Totals over every container of an open.
+// Totals over every container of an open, as the report gives them.
 struct FsReportTotals {
-  uint64_t containers = 0;  // found, not incomplete
+  uint64_t containers = 0;  // opened: neither incomplete nor corrupt
   uint64_t full_containers = 0;
   uint64_t dead_containers = 0;
-  uint64_t low_live_containers = 0;
+  uint64_t low_live_containers = 0;  // compaction candidates, either rule
   uint64_t live_blocks = 0;
   uint64_t live_bytes = 0;
   uint64_t live_bytes_aligned = 0;
   uint64_t malformed_records = 0;
+  uint64_t misaligned_blocks = 0;
   uint64_t partial_records = 0;
   uint64_t incomplete_containers = 0;
-  uint64_t corrupt_containers = 0;  // containers with at least one fatal problem
-  uint64_t fatal_problems = 0;
-  uint64_t duplicate_block_ids = 0;  // ids live in more than one container
+  uint64_t full_container_extra_space = 0;
+  uint64_t full_container_extra_space_bytes = 0;
+  uint64_t corrupt_containers = 0;  // containers a corruption entry names
+  uint64_t corruption_entries = 0;
+  uint64_t leftover_tmp_files = 0;
+
+  // What this run repaired, counted as the report's "(N repaired)".
+  struct Repaired {
+    uint64_t full_container_extra_space = 0;
+    uint64_t full_container_extra_space_bytes = 0;
+    uint64_t incomplete_containers = 0;
+    uint64_t partial_records = 0;
+    uint64_t dead_containers = 0;
+    uint64_t compacted_containers = 0;
+    uint64_t leftover_tmp_files = 0;
+    uint64_t punched_blocks = 0;
+  } repaired;
 };
 
 FsReportTotals ComputeReportTotals(const OpenResult& r);
@@ -59,12 +77,14 @@ struct FsReportRoots {
   std::string metadata_dir;
 };
 
-// The report's `status`: "OK" only when the tool exits 0. Otherwise the
-// first fatal problem, or, with none, why the repair failed.
+// Whether the report says OK (false exactly when `kudu fs check` exits 1),
+// and its status: "OK", the open's first fatal problem, or, with none, why
+// the repair failed.
+bool FsReportOk(const OpenResult& r);
 std::string FsReportStatus(const OpenResult& r);
 
-// The JSON report: every key of the tool contract, plus "repairs" when the
-// open ran with repair.
+// The JSON report: every key of the tool contract, plus "repairs" (the
+// repair's own summary) when the open ran with repair.
 nlohmann::json FsReportJson(const OpenResult& r, const FsReportRoots& roots = {});
 
 // The text report.

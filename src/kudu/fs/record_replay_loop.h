@@ -76,7 +76,7 @@ ReplayOutcome ForEachBlockRecord(Source* source, BlockRecordPB* fallback, OnReco
   Status s = reader.ReadHeaders(BlockRecordTypeName());
   if (!s.ok()) {
     return MakeReplayOutcome(s.IsEndOfFile() ? Status::Corruption(s.message()) : s,
-                             source->data_start(), 0);
+                             reader.record_offset(), 0);
   }
   if (version != nullptr) *version = reader.version();
   uint64_t records = 0;

@@ -37,7 +37,8 @@ std::vector<std::string> OpenFlags() {
                   {"server_key_hex", "server_key_test_provider_hex",
                    "fs_max_thread_count_per_data_dir", "log_container_metadata_*",
                    "log_container_max_size", "log_container_max_blocks",
-                   "log_container_live_metadata_before_compact_ratio"});
+                   "log_container_live_metadata_before_compact_ratio",
+                   "log_container_excess_space_before_cleanup_fraction"});
 }
 
 std::vector<std::string> FlagList(std::vector<std::string> a, const std::vector<std::string>& b) {

@@ -29,6 +29,7 @@
 #include <iostream>
 #include <utility>
 
+#include "kudu/fs/container_classification.h"
 #include "kudu/tools/tool_action.h"
 
 DEFINE_string(fs_wal_dir, "",
@@ -180,6 +181,7 @@ Status PrepareBlockManagerOpen(fs::BlockManagerOpenOptions* opts, ServerKey* key
   opts->server_key = have_key ? key : nullptr;
   RETURN_NOT_OK(ReplayPolicyOptions::FromFlags(&opts->policy));
   RETURN_NOT_OK(fs::ReadaheadOptions::FromFlags(&opts->readahead));
+  RETURN_NOT_OK(fs::ValidateClassificationFlags());
   return Status::OK();
 }
 

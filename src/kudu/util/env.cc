@@ -84,6 +84,13 @@ Status GetRegularFileSize(const std::string& path, uint64_t* size) {
   return Status::OK();
 }
 
+Status GetFileAllocatedSize(const std::string& path, uint64_t* bytes) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(path, errno);
+  *bytes = static_cast<uint64_t>(st.st_blocks) * 512;
+  return Status::OK();
+}
+
 bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 Status IsDirectory(const std::string& path, bool* is_dir) {

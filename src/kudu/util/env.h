@@ -40,6 +40,8 @@ Status GetFileSize(const std::string& path, uint64_t* size);
 // device, a dangling symlink or a symlink loop. Opening such a file could
 // block for ever (a FIFO) or read without end (/dev/zero).
 Status GetRegularFileSize(const std::string& path, uint64_t* size);
+// The disk space `path` occupies: st_blocks x 512 (holes excluded).
+Status GetFileAllocatedSize(const std::string& path, uint64_t* bytes);
 bool FileExists(const std::string& path);
 Status IsDirectory(const std::string& path, bool* is_dir);
 Status CreateDirs(const std::string& path);

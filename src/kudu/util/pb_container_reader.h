@@ -57,9 +57,10 @@ class PbContainerRecordReader {
 
   // Reads and checks the file header and the supplemental header. Any
   // failure is fatal for the file: Corruption (or IOError) naming the file
-  // and offset, never Incomplete. An empty `expected_pb_type` takes any
-  // record type (tools that dump any container); `sup`, when given,
-  // receives the parsed supplemental header.
+  // and offset, never Incomplete; record_offset() is then the damaged
+  // header's raw offset (the file header's, or the supplemental header's).
+  // An empty `expected_pb_type` takes any record type (tools that dump any
+  // container); `sup`, when given, receives the parsed supplemental header.
   Status ReadHeaders(const std::string& expected_pb_type, ContainerSupHeaderPB* sup = nullptr);
 
   // Reads the next record. OK: `*body` is the record's body, which started at
@@ -160,6 +161,9 @@ Status PbContainerRecordReader<Source>::ReadHeaders(const std::string& expected_
   const uint64_t start = src_->data_start();
   const uint64_t size = src_->size();
   const std::string& name = src_->filename();
+  // Where a header problem is (§2): the file header's start until the
+  // supplemental header's record is reached.
+  record_offset_ = start;
   if (size < start + pbc::kHeaderReadSize) {
     return Status::Corruption(name + ": offset " + std::to_string(start) +
                               ": file of " + std::to_string(size) +
