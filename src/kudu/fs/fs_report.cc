@@ -336,12 +336,16 @@ std::string PreparedDirsText(const OpenResult& r) {
   const TemporaryFiles& t = r.prepared->temp_files;
   std::ostringstream o;
   const bool read_write = r.repaired;
-  // The files themselves are listed with the leftover temporary files.
-  for (const std::string& f : t.only_copies) {
-    if (!read_write) continue;
-    o << "  Kept " << f << ": its container's .metadata file does not exist, so it may be "
-         "the only copy of that container's records; a Kudu server starting on this dir, in "
-         "any mode, deletes it\n";
+  for (const std::string& f : t.found) {
+    const bool kept = std::find(t.only_copies.begin(), t.only_copies.end(), f) !=
+                      t.only_copies.end();
+    o << "Temporary file " << f;
+    if (kept && read_write) {
+      o << " (kept: its container's .metadata file does not exist, so it may be the only copy "
+           "of that container's records; a Kudu server starting on this dir, in any mode, "
+           "deletes it)";
+    }
+    o << "\n";
   }
   for (const std::string& f : t.unexpected) o << "Unexpected file " << f << "\n";
   for (const UnlockedDir& u : r.prepared->unlocked_dirs) {

@@ -161,7 +161,7 @@ ReplayOutcome ReplayFromMemory(UpstreamMemorySource* source, BlockRecordSink* si
   Status s = reader.ReadHeaders(BlockRecordTypeName());
   if (!s.ok()) {
     return MakeReplayOutcome(s.IsEndOfFile() ? Status::Corruption(s.message()) : s,
-                             source->data_start(), 0);
+                             reader.record_offset(), 0);
   }
   {
     // The reader's last read was the supplemental header's body and
