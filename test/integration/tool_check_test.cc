@@ -59,19 +59,10 @@ constexpr char kKeyHex[] = "000102030405060708090a0b0c0d0e0f";
 constexpr char kOtherKeyHex[] = "f00102030405060708090a0b0c0d0e0f";
 
 
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
-}
 
 std::vector<std::string> ErrorLines(const std::string& err) {
   std::vector<std::string> out;
-  for (const std::string& l : Lines(err)) {
+  for (const std::string& l : test::NonEmptyLines(err)) {
     if (l.rfind("kudu: error:", 0) == 0) out.push_back(l);
   }
   return out;
@@ -102,7 +93,7 @@ class ToolCheckTest : public ::testing::Test {
     RunResult r = RunKudu(tmp_, args);
     EXPECT_EQ(2, r.exit_status) << Describe(r);
     EXPECT_EQ("", r.out);
-    std::vector<std::string> lines = Lines(r.err);
+    std::vector<std::string> lines = test::NonEmptyLines(r.err);
     ASSERT_EQ(1u, lines.size()) << r.err;
     EXPECT_EQ(0u, lines[0].rfind("kudu: error:", 0)) << lines[0];
     EXPECT_NE(std::string::npos, lines[0].find(what)) << lines[0];
@@ -116,7 +107,7 @@ class ToolCheckTest : public ::testing::Test {
     EXPECT_EQ(2, r.exit_status) << Describe(r);
     EXPECT_EQ("", r.out);
     EXPECT_EQ(0u, r.err.rfind("Usage: kudu " + args[0] + " " + args[1], 0)) << r.err;
-    std::vector<std::string> lines = Lines(r.err);
+    std::vector<std::string> lines = test::NonEmptyLines(r.err);
     ASSERT_FALSE(lines.empty());
     EXPECT_EQ(1u, ErrorLines(r.err).size()) << r.err;
     EXPECT_EQ(0u, lines.back().rfind("kudu: error:", 0)) << lines.back();
@@ -133,7 +124,7 @@ TEST_F(ToolCheckTest, CheckAndListAgreeWithTheGenerator) {
   std::string expected_list;
   ASSERT_OK(test::ReadFileToString(env::JoinPath(roots[0], "generate_live_blocks.txt"),
                                    &expected_list));
-  const size_t live = Lines(expected_list).size();
+  const size_t live = test::NonEmptyLines(expected_list).size();
 
   RunResult list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + Join(roots)});
   ASSERT_EQ(0, list.exit_status) << Describe(list);
@@ -255,7 +246,7 @@ TEST_F(ToolCheckTest, EncryptedDirsWithTheKeyInEitherForm) {
   ASSERT_EQ(0, check.exit_status) << Describe(check);
   json j = json::parse(check.out);
   EXPECT_TRUE(j["encrypted"].get<bool>());
-  EXPECT_EQ(Lines(expected_list).size(), j["live_blocks"].get<uint64_t>());
+  EXPECT_EQ(test::NonEmptyLines(expected_list).size(), j["live_blocks"].get<uint64_t>());
   EXPECT_EQ(20u, j["replay"]["containers_by_strategy"]["encrypted_inmemory"].get<uint64_t>());
 
   // generate stored the key in the instance files (§1), where an open
@@ -309,7 +300,7 @@ TEST_F(ToolCheckTest, TextReportStartsWithKudusLayoutReport) {
       "\n";
   EXPECT_EQ(want, r.out.substr(0, want.size()));
   EXPECT_EQ(roots[0], j["wal_dir"]);
-  const std::vector<std::string> lines = Lines(r.out);
+  const std::vector<std::string> lines = test::NonEmptyLines(r.out);
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ("Status: OK", lines.back());
   EXPECT_EQ('\n', r.out.back());
@@ -361,7 +352,7 @@ TEST_F(ToolCheckTest, DataFileTruncatedToZeroIsFatal) {
                           ": block_id {\n"));
   EXPECT_EQ("Status: Corruption: found at least one fatal error in block manager on-disk state. "
             "See block manager consistency report for details",
-            Lines(text.out).back());
+            test::NonEmptyLines(text.out).back());
   RunResult list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + root});
   EXPECT_EQ(1, list.exit_status) << Describe(list);
   EXPECT_EQ("", list.out);
@@ -569,7 +560,7 @@ TEST_F(ToolCheckTest, ReadSyscallsAgreeWithStrace) {
     std::string summary;
     if (!test::ReadFileToString(trace, &summary).ok()) return -1;
     long total = 0;
-    for (const std::string& line : Lines(summary)) {
+    for (const std::string& line : test::NonEmptyLines(summary)) {
       std::istringstream in(line);
       std::vector<std::string> cols;
       std::string c;

@@ -45,15 +45,6 @@ using test::RunKudu;
 using test::RunResult;
 using test::TempDir;
 
-std::vector<std::string> Lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) out.push_back(line);
-  }
-  return out;
-}
 
 class ToolCliTest : public ::testing::Test {
  protected:
@@ -77,7 +68,7 @@ class ToolCliTest : public ::testing::Test {
     RunResult r = RunKudu(tmp_, args);
     EXPECT_EQ(2, r.exit_status) << Describe(r);
     EXPECT_EQ("", r.out);
-    const std::vector<std::string> lines = Lines(r.err);
+    const std::vector<std::string> lines = test::NonEmptyLines(r.err);
     ASSERT_EQ(1u, lines.size()) << r.err;
     EXPECT_EQ(0u, lines[0].rfind("kudu: error:", 0)) << lines[0];
     for (const std::string& w : what) EXPECT_NE(std::string::npos, lines[0].find(w)) << lines[0];
@@ -190,7 +181,7 @@ TEST_F(ToolCliTest, AFailedWriteToStandardOutputIsAnError) {
     SCOPED_TRACE(args[1]);
     RunResult r = RunKudu(tmp_, args, "/dev/full");
     EXPECT_EQ(1, r.exit_status) << Describe(r);
-    const std::vector<std::string> lines = Lines(r.err);
+    const std::vector<std::string> lines = test::NonEmptyLines(r.err);
     ASSERT_FALSE(lines.empty());
     EXPECT_EQ(0u, lines.back().rfind("kudu: error: cannot write to standard output", 0))
         << r.err;
@@ -205,7 +196,7 @@ TEST_F(ToolCliTest, BlockIdsAreZeroPaddedDecimal) {
   ASSERT_EQ(0, list.exit_status) << Describe(list);
   EXPECT_EQ(expected, list.out);
   const std::regex line("[0-9]{16,20} [0-9a-f]{32} [0-9]+ [0-9]+");
-  const std::vector<std::string> lines = Lines(list.out);
+  const std::vector<std::string> lines = test::NonEmptyLines(list.out);
   ASSERT_FALSE(lines.empty());
   for (const std::string& l : lines) EXPECT_TRUE(std::regex_match(l, line)) << l;
 
@@ -221,7 +212,7 @@ TEST_F(ToolCliTest, ListColumnsAndFormats) {
   const std::string dirs = "--fs_data_dirs=" + root;
   RunResult plain = RunKudu(tmp_, {"fs", "list", dirs});
   ASSERT_EQ(0, plain.exit_status) << Describe(plain);
-  const std::vector<std::string> rows = Lines(plain.out);
+  const std::vector<std::string> rows = test::NonEmptyLines(plain.out);
   ASSERT_FALSE(rows.empty());
   std::istringstream first(rows[0]);
   std::string id, container, offset, length;
@@ -234,15 +225,15 @@ TEST_F(ToolCliTest, ListColumnsAndFormats) {
   RunResult csv = RunKudu(tmp_, {"fs", "list", dirs, "--format=csv",
                                  "--columns=data-file,block-id,length"});
   ASSERT_EQ(0, csv.exit_status) << Describe(csv);
-  EXPECT_EQ(data_file + "," + id + "," + length, Lines(csv.out)[0]);
-  EXPECT_EQ(rows.size(), Lines(csv.out).size());
+  EXPECT_EQ(data_file + "," + id + "," + length, test::NonEmptyLines(csv.out)[0]);
+  EXPECT_EQ(rows.size(), test::NonEmptyLines(csv.out).size());
 
   RunResult tsv = RunKudu(tmp_, {"fs", "list", dirs, "--format=tsv", "--columns=offset,block-id"});
-  EXPECT_EQ(offset + "\t" + id, Lines(tsv.out)[0]);
+  EXPECT_EQ(offset + "\t" + id, test::NonEmptyLines(tsv.out)[0]);
 
   RunResult pretty = RunKudu(tmp_, {"fs", "list", dirs, "--format=pretty"});
   ASSERT_EQ(0, pretty.exit_status) << Describe(pretty);
-  const std::vector<std::string> p = Lines(pretty.out);
+  const std::vector<std::string> p = test::NonEmptyLines(pretty.out);
   ASSERT_EQ(rows.size() + 2, p.size());
   EXPECT_TRUE(std::regex_match(p[0], std::regex(" block-id +\\| container +\\| offset +\\| length")))
       << p[0];
@@ -271,7 +262,7 @@ TEST_F(ToolCliTest, LocateBlock) {
   const std::string root = Generated("a", 2, 4);
   const std::string dirs = "--fs_data_dirs=" + root;
   RunResult plain = RunKudu(tmp_, {"fs", "list", dirs});
-  const std::vector<std::string> rows = Lines(plain.out);
+  const std::vector<std::string> rows = test::NonEmptyLines(plain.out);
   ASSERT_GE(rows.size(), 2u);
   std::istringstream a(rows[0]), b(rows.back());
   std::string id_a, c_a, id_b, c_b;

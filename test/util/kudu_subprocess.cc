@@ -25,6 +25,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <sstream>
 
 #include "kudu/util/env.h"
 
@@ -78,6 +79,16 @@ RunResult RunProgram(const TempDir& tmp, const std::string& program,
 RunResult RunKudu(const TempDir& tmp, const std::vector<std::string>& args,
                   const std::string& stdout_path) {
   return RunProgram(tmp, KuduBinary(), args, stdout_path);
+}
+
+std::vector<std::string> NonEmptyLines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
 }
 
 std::string Describe(const RunResult& r) {

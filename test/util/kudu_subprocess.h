@@ -49,5 +49,8 @@ RunResult RunKudu(const TempDir& tmp, const std::vector<std::string>& args,
 // "exit N / stdout / stderr", for assertion messages.
 std::string Describe(const RunResult& r);
 
+// The lines of `s` that are not empty, in order.
+std::vector<std::string> NonEmptyLines(const std::string& s);
+
 }  // namespace test
 }  // namespace kudu
