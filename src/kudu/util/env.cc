@@ -71,7 +71,9 @@ Status CreateDirs(const std::string& path) {
     pos = path.find('/', pos + 1);
     partial = path.substr(0, pos);
     if (partial.empty()) continue;
-    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
+    if (::mkdir(partial.c_str(), 0755) == 0) {
+      IoRecorder::Note(IoRecord::Kind::kMkdir, partial);
+    } else if (errno != EEXIST) {
       return Status::FromErrno(partial + ": mkdir", errno);
     }
   }
@@ -86,6 +88,7 @@ Status DeleteFile(const std::string& path) {
     return Status::FromErrno(path + ": unlink", EIO);
   }
   if (::unlink(path.c_str()) != 0) return Status::FromErrno(path + ": unlink", errno);
+  IoRecorder::Note(IoRecord::Kind::kUnlink, path);
   return Status::OK();
 }
 
@@ -96,6 +99,7 @@ Status RenameFile(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) {
     return Status::FromErrno(from + ": rename to " + to, errno);
   }
+  IoRecorder::NoteRename(from, to);
   return Status::OK();
 }
 
@@ -109,6 +113,7 @@ Status SyncDir(const std::string& dir) {
   int err = errno;
   ::close(fd);
   if (r != 0) return Status::FromErrno(dir + ": fsync", err);
+  IoRecorder::Note(IoRecord::Kind::kSyncDir, dir);
   return Status::OK();
 }
 
@@ -119,6 +124,7 @@ Status TruncateFile(const std::string& path, uint64_t size) {
   if (::truncate(path.c_str(), static_cast<off_t>(size)) != 0) {
     return Status::FromErrno(path + ": truncate to " + std::to_string(size), errno);
   }
+  IoRecorder::Note(IoRecord::Kind::kTruncate, path, size);
   return Status::OK();
 }
 

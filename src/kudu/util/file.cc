@@ -349,6 +349,9 @@ Status WritableFile::Open(const std::string& path, CreateMode mode, const WriteE
   int fd;
   uint64_t size;
   RETURN_NOT_OK(OpenAndStat(path, flags, &fd, &size));
+  if (mode != CreateMode::kOpenExisting) {
+    IoRecorder::Note(IoRecord::Kind::kCreate, path, 0, 0, mode == CreateMode::kTruncate);
+  }
   std::unique_ptr<WritableFile> f(new WritableFile(path, fd, size));
   if (enc.server_key == nullptr || enc.server_key->empty()) {
     *file = std::move(f);
@@ -399,6 +402,7 @@ Status WritableFile::PwriteFully(uint64_t offset, const uint8_t* data, size_t n)
       if (errno == EINTR) continue;
       return Status::FromErrno(OffsetContext(filename_, "write", offset, n), errno);
     }
+    IoRecorder::NoteWrite(filename_, pos, data, static_cast<size_t>(r));
     stats_.bytes_written += r;
     data += r;
     pos += r;
@@ -429,6 +433,7 @@ Status WritableFile::Sync() {
     return Status::FromErrno(filename_ + ": fsync", EIO);
   }
   if (::fdatasync(fd_) != 0) return Status::FromErrno(filename_ + ": fsync", errno);
+  IoRecorder::Note(IoRecord::Kind::kSyncFile, filename_);
   return Status::OK();
 }
 
@@ -439,6 +444,7 @@ Status WritableFile::Truncate(uint64_t size) {
   if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
     return Status::FromErrno(filename_ + ": truncate to " + std::to_string(size), errno);
   }
+  IoRecorder::Note(IoRecord::Kind::kTruncate, filename_, size);
   size_ = size;
   return Status::OK();
 }
@@ -451,6 +457,7 @@ Status WritableFile::PunchHole(uint64_t offset, uint64_t len) {
     if (errno == EOPNOTSUPP) return Status::OK();
     return Status::FromErrno(filename_ + ": punch hole at offset " + std::to_string(offset), errno);
   }
+  IoRecorder::Note(IoRecord::Kind::kPunchHole, filename_, offset, len);
   return Status::OK();
 }
 

@@ -105,4 +105,59 @@ IoFault IoFaultInjector::OnCall(IoOp op, const std::string& path) {
   return IoFault::kNone;
 }
 
+std::atomic<bool> IoRecorder::active_{false};
+
+namespace {
+
+struct RecorderState {
+  std::mutex mu;  // guards log
+  std::vector<IoRecord> log;
+};
+
+RecorderState& Recorder() {
+  static RecorderState* state = new RecorderState();
+  return *state;
+}
+
+}  // namespace
+
+const char* IoRecordKindName(IoRecord::Kind kind) {
+  switch (kind) {
+    case IoRecord::Kind::kCreate: return "create";
+    case IoRecord::Kind::kWrite: return "write";
+    case IoRecord::Kind::kTruncate: return "truncate";
+    case IoRecord::Kind::kPunchHole: return "punch";
+    case IoRecord::Kind::kSyncFile: return "fsync";
+    case IoRecord::Kind::kRename: return "rename";
+    case IoRecord::Kind::kUnlink: return "unlink";
+    case IoRecord::Kind::kMkdir: return "mkdir";
+    case IoRecord::Kind::kSyncDir: return "fsync-dir";
+  }
+  return "?";
+}
+
+void IoRecorder::Start() {
+  RecorderState& r = Recorder();
+  std::lock_guard<std::mutex> l(r.mu);
+  r.log.clear();
+  active_.store(true);
+}
+
+std::vector<IoRecord> IoRecorder::Stop() {
+  RecorderState& r = Recorder();
+  std::lock_guard<std::mutex> l(r.mu);
+  active_.store(false);
+  std::vector<IoRecord> log;
+  log.swap(r.log);
+  return log;
+}
+
+void IoRecorder::Append(IoRecord record) {
+  RecorderState& r = Recorder();
+  std::lock_guard<std::mutex> l(r.mu);
+  // Checked again under the lock: a call racing with Stop() is dropped
+  // rather than left in the next log.
+  if (active_.load()) r.log.push_back(std::move(record));
+}
+
 }  // namespace kudu

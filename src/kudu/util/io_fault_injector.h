@@ -19,10 +19,18 @@
 // layer (file.cc, env.cc) asks the injector first, so one switch reaches every
 // strategy, the open path and repair alike. Disarmed it costs one relaxed
 // atomic load per call.
+//
+// The same seam records: while a test has started an IoRecorder, every
+// mutating call that reached the filesystem is appended to its log, so a
+// crash-state explorer can rebuild what a power loss at any point could
+// leave on disk.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kudu {
 
@@ -52,6 +60,76 @@ class IoFaultInjector {
 
   // For the file layer: counts the call and says which fault to apply.
   static IoFault OnCall(IoOp op, const std::string& path);
+};
+
+// One mutating call as it reached the filesystem (after it succeeded).
+struct IoRecord {
+  enum class Kind : int {
+    kCreate,     // open(O_CREAT): `path` created empty, or emptied if `truncate`
+    kWrite,      // `bytes` (as on disk: ciphertext when encrypted) at `offset`
+    kTruncate,   // to `offset` bytes
+    kPunchHole,  // [offset, offset + length) zeroed, size unchanged
+    kSyncFile,   // fsync/fdatasync of the file open at `path`
+    kRename,     // `path` renamed to `to`
+    kUnlink,
+    kMkdir,
+    kSyncDir,    // fsync of the directory `path`
+  };
+  Kind kind = Kind::kWrite;
+  std::string path;
+  std::string to;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  std::string bytes;
+  bool truncate = false;
+};
+const char* IoRecordKindName(IoRecord::Kind kind);
+
+// Process-wide log of mutating file-layer calls. Stopped (the normal state)
+// the file layer pays one relaxed atomic load per mutating call.
+class IoRecorder {
+ public:
+  // Starts a new, empty log.
+  static void Start();
+  // Stops recording and hands the log over.
+  static std::vector<IoRecord> Stop();
+  static bool Active() { return active_.load(std::memory_order_relaxed); }
+  // For the file layer: appends one call (a no-op when not recording).
+  static void Append(IoRecord record);
+  // Shorthands for the file layer's call sites, each checking Active() first
+  // so that a stopped recorder builds no record.
+  static void Note(IoRecord::Kind kind, const std::string& path, uint64_t offset = 0,
+                   uint64_t length = 0, bool truncate = false) {
+    if (!Active()) return;
+    IoRecord r;
+    r.kind = kind;
+    r.path = path;
+    r.offset = offset;
+    r.length = length;
+    r.truncate = truncate;
+    Append(std::move(r));
+  }
+  static void NoteWrite(const std::string& path, uint64_t offset, const void* data, size_t n) {
+    if (!Active()) return;
+    IoRecord r;
+    r.kind = IoRecord::Kind::kWrite;
+    r.path = path;
+    r.offset = offset;
+    r.length = n;
+    r.bytes.assign(static_cast<const char*>(data), n);
+    Append(std::move(r));
+  }
+  static void NoteRename(const std::string& from, const std::string& to) {
+    if (!Active()) return;
+    IoRecord r;
+    r.kind = IoRecord::Kind::kRename;
+    r.path = from;
+    r.to = to;
+    Append(std::move(r));
+  }
+
+ private:
+  static std::atomic<bool> active_;
 };
 
 }  // namespace kudu
