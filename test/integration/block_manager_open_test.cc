@@ -322,8 +322,8 @@ TEST_P(ProblemsTest, NonFatalProblemsAreReportedAndTheOpenSucceeds) {
   // c09: clean; plus files the open must ignore.
   std::vector<BlockRecordPB> r09 = {Create(50, 0), Create(51, 1), Create(52, 2, 0)};
   ASSERT_OK(test::WriteHandContainer(d1, test::ContainerIdFor(9), data_size_, &r09, k_, &c09));
-  ASSERT_OK(test::WriteStringToFile(c09.metadata_path + ".tmp.Ab3dE6", "leftover of a rewrite"));
-  ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/block_manager_instance"), "x"));
+  ASSERT_OK(test::WriteStringToFile(c09.metadata_path + ".kudutmp.Ab3dE6", "leftover of a rewrite"));
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/instance"), "x"));
   ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/notes.txt"), "x"));
   ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/C0FFEE.data"), "x"));
 
@@ -390,7 +390,7 @@ TEST_P(ProblemsTest, NonFatalProblemsAreReportedAndTheOpenSucceeds) {
   EXPECT_EQ(c07.path, incomplete[2]["container"]);
   EXPECT_EQ(c08.path, incomplete[3]["container"]);
   EXPECT_TRUE(j["entries"]["corruption"].empty());
-  EXPECT_EQ(c09.metadata_path + ".tmp.Ab3dE6", j["entries"]["leftover_tmp_files"][0]);
+  EXPECT_EQ(c09.metadata_path + ".kudutmp.Ab3dE6", j["entries"]["leftover_tmp_files"][0]);
 
   std::string text = fs::FsReportText(r);
   EXPECT_NE(std::string::npos, text.find("Total LBM partial records: 2"));

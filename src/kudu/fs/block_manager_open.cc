@@ -35,16 +35,19 @@
 #include "kudu/fs/replay_stats.h"
 #include "kudu/util/byte_budget.h"
 #include "kudu/util/process_cpu_times.h"
+#include "kudu/util/flag_validators.h"
 #include "kudu/util/thread_pool.h"
 
 DEFINE_int32(fs_max_thread_count_per_data_dir, 8,
              "Threads per data dir that replay container metadata when the block manager "
              "opens. Each data dir has its own pool, so one slow disk does not hold up the "
              "others; within a dir, more threads overlap I/O waits with parsing.");
+DEFINE_validator(fs_max_thread_count_per_data_dir, &kudu::flags::ValidateThreadCount);
 DEFINE_double(log_container_live_metadata_before_compact_ratio, 0.50,
               "A full log block container whose live/total block ratio is at or below this "
               "has its metadata rewritten by a repair with only its live CREATE records, so "
               "the next startup replays fewer records.");
+DEFINE_validator(log_container_live_metadata_before_compact_ratio, &kudu::flags::ValidateRatio);
 
 namespace kudu {
 namespace fs {
@@ -273,7 +276,7 @@ void Repair(const ServerKey* key, ReplayStats* stats, OpenResult* result) {
   RepairInput in;
   in.server_key = key;
   in.containers = &result->containers;
-  in.leftover_tmp_files = &result->leftover_tmp_files;
+  in.temporary_files = &result->prepared->temp_files;
   in.stats = stats;
   Status s = RepairContainers(in, &result->repairs);
   // The rescans of rewritten containers read metadata too.
@@ -293,7 +296,7 @@ void ReserveBlockMap(const std::vector<ContainerInfo>& containers, BlockMap* map
 
 }  // namespace
 
-Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result) {
+Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* result) {
   *result = OpenResult();
   const auto wall_start = std::chrono::steady_clock::now();
   const CpuTimes cpu_start = ProcessCpuTimes();
@@ -303,18 +306,47 @@ Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result)
     // Not logged: the caller prints it, as the one line an operator sees.
     return result->status;
   };
-  if (opts.data_dirs.empty()) return usage_failure(Status::InvalidArgument("no data dirs given"));
+  if (given_opts.data_dirs.empty()) {
+    return usage_failure(Status::InvalidArgument("no data dirs given"));
+  }
+  // Every dir checked before anything reads or locks one of them.
+  for (const std::string& root : given_opts.data_dirs) {
+    Status s = CheckDataDir(root);
+    if (!s.ok()) return usage_failure(s);
+  }
+  // Instance files, key, locks, temporary files: before any record is read.
+  result->prepared.reset(new PreparedDataDirs());
+  {
+    PrepareDataDirsOptions p;
+    p.data_roots = given_opts.data_dirs;
+    p.given_key = given_opts.server_key;
+    p.read_write = given_opts.repair;
+    Status s = PrepareDataDirs(p, result->prepared.get());
+    if (!s.ok()) {
+      if (result->prepared->failure == PreparedDataDirs::Failure::kLock) return usage_failure(s);
+      result->status = s;
+      result->failure = OpenResult::Failure::kInstance;
+      return s;
+    }
+    result->leftover_tmp_files = result->prepared->temp_files.found;
+  }
+  BlockManagerOpenOptions prepared_opts = given_opts;
+  prepared_opts.server_key = result->prepared->server_key;
+  const BlockManagerOpenOptions& opts = prepared_opts;
   result->data_dirs = opts.data_dirs;
   result->encrypted = opts.server_key != nullptr && !opts.server_key->empty();
   const ServerKey* key = result->encrypted ? opts.server_key : nullptr;
 
   // Every dir listed first: cheap, and it fixes the containers' order (and
   // so their indices in the block map) before any thread starts.
+  // The block size every offset is aligned to: the flag's, else the one
+  // block_manager_instance records, else the filesystem's.
+  std::vector<uint64_t> block_sizes = result->prepared->instance.fs_block_sizes;
+  if (opts.fs_block_size != 0) block_sizes.assign(opts.data_dirs.size(), opts.fs_block_size);
   ContainerListing listing;
-  Status s = ListDataDirs(opts.data_dirs, opts.fs_block_size, result->encrypted, &listing);
+  Status s = ListDataDirs(opts.data_dirs, block_sizes, result->encrypted, &listing);
   result->fs_block_sizes = std::move(listing.fs_block_sizes);
   result->containers = std::move(listing.containers);
-  result->leftover_tmp_files = std::move(listing.leftover_tmp_files);
   if (!s.ok()) return usage_failure(s);
 
   SharedOpenState shared(opts, key);

@@ -58,6 +58,7 @@
 #include "kudu/fs/container_listing.h"
 #include "kudu/fs/metadata_readahead.h"
 #include "kudu/fs/metadata_replay_strategy.h"
+#include "kudu/fs/prepare_data_dirs.h"
 #include "kudu/fs/repair.h"
 #include "kudu/fs/replay_policy.h"
 #include "kudu/fs/replay_stats.h"
@@ -118,6 +119,7 @@ struct OpenResult {
     kNone,
     kUsage,         // a bad dir or key: nothing about the on-disk state (exit 2)
     kInconsistent,  // corruption, I/O error, duplicate id, missing data (exit 1)
+    kInstance,      // an on-disk instance problem, before any report (exit 1)
   };
   Status status;
   Failure failure = Failure::kNone;
@@ -129,8 +131,11 @@ struct OpenResult {
   // Every container found, sorted by path (so reports are deterministic
   // whatever the thread timing).
   std::vector<ContainerInfo> containers;
-  // <id>.metadata.tmp.XXXXXX files found (full paths, sorted).
+  // Temporary files found (full paths, sorted): prepared->temp_files.found.
   std::vector<std::string> leftover_tmp_files;
+  // Instance files, locks (held while this lives), temporary files; null when
+  // the open stopped before them.
+  std::unique_ptr<PreparedDataDirs> prepared;
 
   // Published only when the open succeeded; null otherwise.
   std::unique_ptr<BlockMap> block_map;

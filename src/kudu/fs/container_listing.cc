@@ -25,6 +25,7 @@
 
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/repair.h"
+#include "kudu/fs/temp_files.h"
 #include "kudu/util/env.h"
 
 namespace kudu {
@@ -39,8 +40,8 @@ bool EndsWith(const std::string& s, const char* suffix, size_t n) {
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
-// The checks before anything is listed. Every failure here is about how the
-// tool was called (a wrong path), not about the on-disk state.
+}  // namespace
+
 Status CheckDataDir(const std::string& root) {
   bool is_dir = false;
   Status s = env::IsDirectory(root, &is_dir);
@@ -56,6 +57,8 @@ Status CheckDataDir(const std::string& root) {
   RETURN_NOT_OK_PREPEND(s, "data dir " + root);
   return Status::OK();
 }
+
+namespace {
 
 uint64_t BlockSizeOf(const std::string& root) {
   uint64_t block_size = 0;
@@ -92,14 +95,12 @@ Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_b
   RETURN_NOT_OK_PREPEND(env::ListDir(data_dir, &names), "cannot list data dir");
   std::map<std::string, ContainerInfo> by_id;  // ordered: deterministic
   for (const std::string& name : names) {
-    std::string id, tmp_id;
+    std::string id;
     bool is_metadata = false;
     if (ParseContainerFileName(name, &id, &is_metadata)) {
       RETURN_NOT_OK(AddContainerFile(env::JoinPath(data_dir, name), is_metadata, &by_id[id]));
-    } else if (IsTempMetadataName(name, &tmp_id)) {
-      out->leftover_tmp_files.push_back(env::JoinPath(data_dir, name));
     }
-    // Anything else (block_manager_instance, stray files) is not ours.
+    // Anything else (block_manager_instance, temporary files, stray files) is not ours.
   }
   for (auto& kv : by_id) {
     ContainerInfo c = std::move(kv.second);
@@ -120,6 +121,7 @@ Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_b
 
 bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_metadata) {
   const size_t kData = sizeof(kDataSuffix) - 1, kMeta = sizeof(kMetadataSuffix) - 1;
+  if (HasTmpInfix(name)) return false;  // a temporary file is never a container (§1)
   if (EndsWith(name, kMetadataSuffix, kMeta)) {
     *id = name.substr(0, name.size() - kMeta);
     *is_metadata = true;
@@ -132,17 +134,17 @@ bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_m
   return LogBlockContainerWriter::IsValidId(*id);
 }
 
-Status ListDataDirs(const std::vector<std::string>& roots, uint64_t fs_block_size,
-                    bool encrypted, ContainerListing* out) {
+Status ListDataDirs(const std::vector<std::string>& roots,
+                    const std::vector<uint64_t>& fs_block_sizes, bool encrypted,
+                    ContainerListing* out) {
   for (uint32_t d = 0; d < roots.size(); d++) {
-    RETURN_NOT_OK(CheckDataDir(roots[d]));
-    const uint64_t block_size = fs_block_size != 0 ? fs_block_size : BlockSizeOf(roots[d]);
+    const uint64_t given = d < fs_block_sizes.size() ? fs_block_sizes[d] : 0;
+    const uint64_t block_size = given != 0 ? given : BlockSizeOf(roots[d]);
     out->fs_block_sizes.push_back(block_size);
     RETURN_NOT_OK(ListContainers(d, roots[d], block_size, encrypted, out));
   }
   std::sort(out->containers.begin(), out->containers.end(),
             [](const ContainerInfo& a, const ContainerInfo& b) { return a.path < b.path; });
-  std::sort(out->leftover_tmp_files.begin(), out->leftover_tmp_files.end());
   return Status::OK();
 }
 

@@ -39,15 +39,18 @@ struct ContainerListing {
   std::vector<uint64_t> fs_block_sizes;  // per data dir
   // Every container of every dir, sorted by path.
   std::vector<ContainerInfo> containers;
-  // <id>.metadata.tmp.XXXXXX files (full paths, sorted).
-  std::vector<std::string> leftover_tmp_files;
 };
 
-// Checks and lists every root. `fs_block_size` 0: each dir's filesystem
-// block size (4096 when it cannot be learnt). `encrypted`: every file has
-// an encryption header. Any error is about how the open was called.
-Status ListDataDirs(const std::vector<std::string>& roots, uint64_t fs_block_size,
-                    bool encrypted, ContainerListing* out);
+// The checks before anything is read, locked or listed. Every failure here
+// is about how the tool was called (a wrong path), not the on-disk state.
+Status CheckDataDir(const std::string& root);
+
+// Lists every root (each checked with CheckDataDir before). A missing or 0
+// entry of `fs_block_sizes`: that dir's filesystem block size (4096 when it
+// cannot be learnt). `encrypted`: every file has an encryption header.
+Status ListDataDirs(const std::vector<std::string>& roots,
+                    const std::vector<uint64_t>& fs_block_sizes, bool encrypted,
+                    ContainerListing* out);
 
 }  // namespace fs
 }  // namespace kudu
