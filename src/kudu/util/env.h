@@ -35,6 +35,12 @@ Status ListDir(const std::string& dir, std::vector<std::string>* names);
 // NotFound if `path` does not exist.
 Status GetFileSize(const std::string& path, uint64_t* size);
 bool FileExists(const std::string& path);
+// Bytes the filesystem allocated to `path` (st_blocks × 512): what a file
+// with holes or preallocated space really takes.
+Status GetAllocatedBytes(const std::string& path, uint64_t* bytes);
+// Gives `to` the owner, group and permission bits of `from`, so that a file
+// written in place of another one keeps them whoever writes it.
+Status CopyOwnerAndMode(const std::string& from, const std::string& to);
 Status IsDirectory(const std::string& path, bool* is_dir);
 Status CreateDirs(const std::string& path);
 Status DeleteFile(const std::string& path);
