@@ -195,7 +195,7 @@ TEST_P(KillDuringRepairTest, KilledRepairKeepsTheLiveSet) {
       std::string id;
       bool is_metadata = false;
       if (fs::ParseContainerFileName(name, &id, &is_metadata) && is_metadata) {
-        ASSERT_OK(test::WriteStringToFile(fs::NewTempMetadataPath(roots[0] + "/data/" + name),
+        ASSERT_OK(test::WriteStringToFile(fs::NewTempFilePath(roots[0] + "/data/" + name),
                                           "half"));
         break;
       }
