@@ -315,6 +315,36 @@ TEST_P(RepairStepsTest, CompactionKeepsNextOffsetHighestIdOwnerAndMode) {
   }
 }
 
+// §7.1 step 1: the file is read again, and a live set other than the
+// open's fails the step and leaves the file as it is.
+TEST_P(RepairStepsTest, CompactionOfAFileThatChangedSinceTheOpenFails) {
+  const std::string root = tmp_.Join("d");
+  std::vector<BlockRecordPB> rs = {Create(1, 0), Create(2, 1), Create(3, 2), Create(4, 3),
+                                   Create(5, 4), MakeDelete(1), MakeDelete(2), MakeDelete(3)};
+  const HandContainer c = Write(root, 1, rs);
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, false, 5), &r));
+  ASSERT_EQ(1u, r.containers.size());
+  ASSERT_TRUE(r.containers[0].low_live);
+  rs.push_back(MakeDelete(4));  // a writer deleted a block since
+  Write(root, 1, rs);
+  std::string bytes;
+  ASSERT_OK(test::ReadFileToString(c.metadata_path, &bytes));
+
+  fs::RepairInput in;
+  in.server_key = k_;
+  in.containers = &r.containers;
+  fs::RepairSummary sum;
+  EXPECT_FALSE(fs::RepairContainers(in, &sum).ok());
+  ASSERT_EQ(1u, sum.errors.size());
+  EXPECT_STREQ(fs::kCompactionStep, sum.errors[0].step);
+  EXPECT_EQ(c.metadata_path, sum.errors[0].path);
+  EXPECT_EQ(0u, sum.low_live_metadata_rewritten);
+  std::string after;
+  ASSERT_OK(test::ReadFileToString(c.metadata_path, &after));
+  EXPECT_TRUE(bytes == after) << "the metadata file was changed";
+}
+
 // A record whose length runs past the end with a valid record after it is
 // damage, never a torn write: whatever the open calls it, the repair never
 // cuts the valid records after it.

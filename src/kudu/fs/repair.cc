@@ -59,6 +59,15 @@ class Repairer {
   Status Fail(const std::string& path, const char* step, const Status& s) {
     sum_->errors.push_back(RepairError{path, step, s});
     sum_->status = s.CloneAndPrepend(std::string("repair step ") + step + " failed on " + path);
+    // What the dirs hold now is what was done before the failure.
+    LOG(ERROR) << sum_->status.ToString() << "; nothing after it ran. Done before it: "
+               << sum_->leftover_tmp_files_deleted << " temporary files deleted, "
+               << sum_->dead_containers_deleted << " dead containers deleted, "
+               << sum_->extra_space_repaired << " data files cut to their next block offset, "
+               << sum_->partial_records_truncated << " partial records truncated, "
+               << sum_->incomplete_containers_deleted << " incomplete containers deleted, "
+               << sum_->low_live_metadata_rewritten << " metadata files compacted, "
+               << sum_->punched_blocks << " dead blocks punched";
     return sum_->status;
   }
   Status RepairDir(const std::vector<size_t>& members);
