@@ -80,11 +80,12 @@ TEST(CompactedBodiesTest, LiveBlocksThatCarryBothKeepNoDeadBlock) {
 TEST(CompactedBodiesTest, TheLastCreateInTheFileWinsAndOneBlockCanCarryBoth) {
   // 4 and 8 both end at the next offset (8 misaligned inside 4's aligned
   // tail); 8 comes later and also has the highest id.
-  const ContainerRecords r = Records({Block(4, kBlock, 100, false), Block(8, kBlock + 200, 100, false),
-                                      Block(2, 0, 100, true)},
-                                     2 * kBlock, 8);
+  const ContainerRecords r = Records(
+      {Block(4, kBlock, 100, false), Block(8, kBlock + 200, 100, false), Block(2, 0, 100, true)},
+      2 * kBlock, 8);
   uint64_t dropped = 0;
-  EXPECT_EQ((std::vector<std::string>{"c8", "d8", "c2"}), CompactedBodies(r, kBlock, false, &dropped));
+  EXPECT_EQ((std::vector<std::string>{"c8", "d8", "c2"}),
+            CompactedBodies(r, kBlock, false, &dropped));
   EXPECT_EQ(1u, dropped);
 }
 

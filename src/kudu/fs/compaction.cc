@@ -49,7 +49,9 @@ uint64_t AlignedEnd(const ScannedBlock& b, uint64_t block) {
   return off + AlignUp(static_cast<uint64_t>(b.length), block);
 }
 
-std::string Bytes(Slice s) { return std::string(reinterpret_cast<const char*>(s.data()), s.size()); }
+std::string Bytes(Slice s) {
+  return std::string(reinterpret_cast<const char*>(s.data()), s.size());
+}
 
 }  // namespace
 
