@@ -182,15 +182,14 @@ TEST_P(RepairTest, RoundTrip) {
   ASSERT_TRUE(repaired.repairs.status.ok()) << repaired.repairs.status.ToString();
   EXPECT_EQ(live, test::LiveSetOf(repaired));
   json jr = fs::FsReportJson(repaired);
-  ASSERT_TRUE(jr.contains("repairs"));
-  const json& rep = jr["repairs"];
-  EXPECT_TRUE(rep["ok"].get<bool>());
-  EXPECT_EQ(1u, rep["leftover_tmp_files_deleted"].get<uint64_t>());
-  EXPECT_EQ(3u, rep["incomplete_containers_deleted"].get<uint64_t>());
-  EXPECT_EQ(1u, rep["dead_containers_deleted"].get<uint64_t>());
-  EXPECT_EQ(3u, rep["partial_records_truncated"].get<uint64_t>());
-  EXPECT_EQ(2u, rep["low_live_metadata_rewritten"].get<uint64_t>());
-  EXPECT_EQ(0u, rep["containers_skipped"].get<uint64_t>());
+  const fs::RepairSummary& rep = repaired.repairs;
+  EXPECT_TRUE(rep.errors.empty());
+  EXPECT_EQ(1u, rep.leftover_tmp_files_deleted);
+  EXPECT_EQ(3u, rep.incomplete_containers_deleted);
+  EXPECT_EQ(1u, rep.dead_containers_deleted);
+  EXPECT_EQ(3u, rep.partial_records_truncated);
+  EXPECT_EQ(2u, rep.low_live_metadata_rewritten);
+  EXPECT_EQ(0u, rep.containers_skipped);
   EXPECT_NE(std::string::npos, fs::FsReportText(repaired).find("(3 repaired)"));
 
   // After: nothing left to repair, the same live set, the files gone.
@@ -237,7 +236,9 @@ TEST_P(RepairTest, RoundTrip) {
   EXPECT_EQ(live, test::LiveSetOf(again));
 }
 
-TEST_P(RepairTest, ContainersWithFatalProblemsAreLeftAlone) {
+// Any fatal problem but a malformed record stops every repair (§7): a
+// server that will not start gains nothing from a partial one.
+TEST_P(RepairTest, FatalProblemStopsEveryRepair) {
   TempDir tmp;
   const std::string root = tmp.Join("d");
   HandContainer bad, partial;
@@ -258,11 +259,11 @@ TEST_P(RepairTest, ContainersWithFatalProblemsAreLeftAlone) {
   EXPECT_EQ(OpenResult::Failure::kInconsistent, r.failure);
   EXPECT_TRUE(r.repairs.status.ok());
   EXPECT_EQ(1u, r.repairs.containers_skipped);
-  EXPECT_EQ(1u, r.repairs.partial_records_truncated);
+  EXPECT_EQ(0u, r.repairs.partial_records_truncated);
   std::string after;
   ASSERT_OK(test::ReadFileToString(bad.metadata_path, &after));
   EXPECT_EQ(bad_bytes, after);
-  EXPECT_EQ(partial.record_offsets[1], test::FileSizeOrDie(partial.metadata_path));
+  EXPECT_EQ(partial.end_offset - 3, test::FileSizeOrDie(partial.metadata_path));
 }
 
 // The crash test: for every kind of mutating call a repair makes, and for

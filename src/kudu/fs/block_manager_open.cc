@@ -296,6 +296,17 @@ void Repair(const ServerKey* key, ReplayStats* stats, OpenResult* result) {
   in.temporary_files = &result->prepared->temp_files;
   in.stats = stats;
   Status s = RepairContainers(in, &result->repairs);
+  // The report says, entry by entry, what this run repaired.
+  const std::vector<ContainerRepair>& reps = result->repairs.containers;
+  for (size_t i = 0; i < reps.size() && i < result->containers.size(); i++) {
+    ContainerInfo& c = result->containers[i];
+    c.repaired_dead = reps[i].dead_deleted;
+    c.repaired_extra_space = reps[i].extra_space_repaired;
+    c.repaired_partial_record = reps[i].partial_record_truncated;
+    c.repaired_incomplete = reps[i].incomplete_deleted;
+    c.repaired_compaction = reps[i].compacted;
+    c.punched_blocks = reps[i].punched_blocks;
+  }
   // The rescans of rewritten containers read metadata too.
   result->replay.metadata_read_syscalls = stats->metadata_read_syscalls.load();
   result->replay.metadata_bytes_read = stats->metadata_bytes_read.load();

@@ -20,10 +20,13 @@
 #include <glog/logging.h>
 
 #include <cerrno>
+#include <map>
 #include <memory>
+#include <utility>
+#include <vector>
 
+#include "kudu/fs/compaction.h"
 #include "kudu/fs/container_writer.h"
-#include "kudu/fs/live_record_scan.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
 #include "kudu/util/pb_container_format.h"
@@ -34,84 +37,341 @@ namespace fs {
 
 namespace {
 
-// Deletes a container's files, data first: a crash in between leaves a
-// metadata file without data and without live blocks, which the next open
-// sees as an incomplete container (the other order would leave block bytes
-// without metadata, a fatal state).
-Status DeleteContainerFiles(const ContainerInfo& c) {
-  if (c.has_data) RETURN_NOT_OK_PREPEND(env::DeleteFile(c.data_path), "repair: delete");
-  if (c.has_metadata) RETURN_NOT_OK_PREPEND(env::DeleteFile(c.metadata_path), "repair: delete");
-  RETURN_NOT_OK_PREPEND(env::SyncDir(env::DirName(c.metadata_path)), "repair: sync dir");
+// A file already gone is what a deletion wants (a crash may have removed it).
+Status DeleteIfPresent(const std::string& path) {
+  Status s = env::DeleteFile(path);
+  return s.IsNotFound() ? Status::OK() : s;
+}
+
+struct PunchPlan {
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  uint64_t dead_blocks = 0;
+};
+
+class Repairer {
+ public:
+  Repairer(const RepairInput& in, RepairSummary* sum) : in_(in), sum_(sum) {}
+
+  Status Run();
+
+ private:
+  // One failed step: recorded, and nothing runs after it.
+  Status Fail(const std::string& path, const char* step, const Status& s) {
+    sum_->errors.push_back(RepairError{path, step, s});
+    sum_->status = s.CloneAndPrepend(std::string("repair step ") + step + " failed on " + path);
+    // What the dirs hold now is what was done before the failure.
+    LOG(ERROR) << sum_->status.ToString() << "; nothing after it ran. Done before it: "
+               << sum_->leftover_tmp_files_deleted << " temporary files deleted, "
+               << sum_->dead_containers_deleted << " dead containers deleted, "
+               << sum_->extra_space_repaired << " data files cut to their next block offset, "
+               << sum_->partial_records_truncated << " partial records truncated, "
+               << sum_->incomplete_containers_deleted << " incomplete containers deleted, "
+               << sum_->low_live_metadata_rewritten << " metadata files compacted, "
+               << sum_->punched_blocks << " dead blocks punched";
+    return sum_->status;
+  }
+  Status RepairDir(const std::vector<size_t>& members);
+  Status FindExtraSpace(const ContainerInfo& c, ContainerRepair* rep);
+  Status DeleteDead(const ContainerInfo& c);
+  Status TruncatePartialRecord(const ContainerInfo& c);
+  Status Compact(const ContainerInfo& c, bool* compacted);
+  // What re-punching will punch, read before compaction drops the dead
+  // blocks' records.
+  Status FindPunchableRanges(const ContainerInfo& c, PunchPlan* plan);
+  Status Repunch(const ContainerInfo& c, const PunchPlan& plan);
+  Status Scan(const ContainerInfo& c, ContainerRecords* records);
+
+  const RepairInput& in_;
+  RepairSummary* sum_;
+};
+
+Status Repairer::Run() {
+  if (in_.temporary_files != nullptr) {
+    // Deleted by the open, before the replay: the first step of the repair.
+    const TemporaryFiles& t = *in_.temporary_files;
+    if (!t.failure.ok()) return Fail(t.failed_path, kTemporaryFilesStep, t.failure);
+    sum_->leftover_tmp_files_deleted = t.deleted.size();
+  }
+  if (in_.containers == nullptr) return Status::OK();
+  const std::vector<ContainerInfo>& cs = *in_.containers;
+  sum_->containers.assign(cs.size(), ContainerRepair());
+
+  // A server that will not start gains nothing from a partial repair; a
+  // malformed record is the one fatal problem that only holds back its dir.
+  bool fatal = false;
+  std::map<uint32_t, std::vector<size_t>> dirs;
+  std::map<uint32_t, bool> malformed_dirs;
+  for (size_t i = 0; i < cs.size(); i++) {
+    if (cs[i].fatal() || !cs[i].malformed.empty()) sum_->containers_skipped++;
+    if (cs[i].fatal()) fatal = true;
+    if (!cs[i].malformed.empty()) malformed_dirs[cs[i].dir_index] = true;
+    dirs[cs[i].dir_index].push_back(i);
+  }
+  if (fatal) {
+    LOG(WARNING) << "Repair: nothing repaired, the open found a fatal problem";
+    return Status::OK();
+  }
+  for (const auto& d : dirs) {
+    if (malformed_dirs.count(d.first) != 0) {
+      LOG(WARNING) << "Repair: data dir of " << cs[d.second.front()].path
+                   << " holds a malformed record; nothing repaired in it";
+      continue;
+    }
+    RETURN_NOT_OK(RepairDir(d.second));
+  }
   return Status::OK();
 }
 
-// Cuts a partial trailing record off: everything from its offset on was
-// never acknowledged.
-Status TruncatePartialRecord(const ContainerInfo& c, const ServerKey* key) {
-  WriteEncryption enc;
-  enc.server_key = key;
-  std::unique_ptr<WritableFile> f;
-  RETURN_NOT_OK_PREPEND(WritableFile::Open(c.metadata_path, CreateMode::kOpenExisting, enc, &f),
-                        "repair: open for truncation");
-  RETURN_NOT_OK_PREPEND(f->Truncate(c.partial_record_offset()), "repair: truncate");
-  RETURN_NOT_OK_PREPEND(f->Sync(), "repair: sync");
-  return f->Close();
+// The open's verdict (container_classification.h decides it once).
+Status Repairer::FindExtraSpace(const ContainerInfo& c, ContainerRepair* rep) {
+  if (!c.extra_space || !c.has_data) return Status::OK();
+  rep->has_extra_space = true;
+  rep->excess_bytes = c.excess_bytes;
+  return Status::OK();
 }
 
-// Writes the live CREATE records to a temp file, syncs it and renames it over
-// the metadata file. Until the rename the original is untouched.
-Status RewriteLowLiveMetadata(const ContainerInfo& c, const ServerKey* key, ReplayStats* stats) {
-  LiveRecordScanParams p;
+Status Repairer::RepairDir(const std::vector<size_t>& members) {
+  const std::vector<ContainerInfo>& cs = *in_.containers;
+  std::vector<ContainerRepair>& reps = sum_->containers;
+  const std::string dir = env::DirName(cs[members.front()].metadata_path);
+  bool dirty = false;  // something in the dir was deleted, renamed or truncated
+
+  std::map<size_t, PunchPlan> punch;
+  for (size_t i : members) {
+    Status s = FindExtraSpace(cs[i], &reps[i]);
+    if (!s.ok()) return Fail(cs[i].data_path, kExtraSpaceStep, s);
+    if (reps[i].has_extra_space && !cs[i].dead && cs[i].live_blocks > 0) {
+      RETURN_NOT_OK(FindPunchableRanges(cs[i], &punch[i]));
+    }
+  }
+  // 1. Dead containers.
+  for (size_t i : members) {
+    const ContainerInfo& c = cs[i];
+    if (!c.dead || c.incomplete) continue;
+    RETURN_NOT_OK(DeleteDead(c));
+    dirty = true;
+    reps[i].dead_deleted = true;
+    sum_->dead_containers_deleted++;
+    LOG(INFO) << "Repair: deleted dead full container " << c.path;
+  }
+  // 2. Extra space: the data file cut at the next block offset, which no
+  // accepted CREATE ends after.
+  for (size_t i : members) {
+    const ContainerInfo& c = cs[i];
+    ContainerRepair& rep = reps[i];
+    if (!rep.has_extra_space) continue;
+    // Full by metadata size alone leaves the data file as it is (§7 step 2).
+    if (!rep.dead_deleted && !c.data_full) continue;
+    if (!rep.dead_deleted) {
+      Status s = env::TruncateFile(c.data_path, c.next_write_offset);
+      if (!s.ok()) return Fail(c.data_path, kExtraSpaceStep, s);
+      dirty = true;
+      LOG(INFO) << "Repair: truncated " << c.data_path << " to its next block offset "
+                << c.next_write_offset;
+    }
+    rep.extra_space_repaired = true;
+    sum_->extra_space_repaired++;
+    sum_->extra_space_bytes_repaired += rep.excess_bytes;
+  }
+  // 3. Partial trailing records.
+  for (size_t i : members) {
+    const ContainerInfo& c = cs[i];
+    if (c.incomplete || !c.partial_record()) continue;
+    if (!reps[i].dead_deleted) {
+      RETURN_NOT_OK(TruncatePartialRecord(c));
+      dirty = true;
+      LOG(INFO) << "Repair: truncated " << c.metadata_path << " at offset "
+                << c.partial_record_offset() << " (partial trailing record)";
+    }
+    reps[i].partial_record_truncated = true;
+    sum_->partial_records_truncated++;
+  }
+  // 4. Incomplete containers: either order of the unlinks is safe, and a
+  // file already gone is fine.
+  for (size_t i : members) {
+    const ContainerInfo& c = cs[i];
+    if (!c.incomplete) continue;
+    if (c.has_metadata) {
+      Status s = DeleteIfPresent(c.metadata_path);
+      if (!s.ok()) return Fail(c.metadata_path, kIncompleteContainersStep, s);
+    }
+    if (c.has_data) {
+      Status s = DeleteIfPresent(c.data_path);
+      if (!s.ok()) return Fail(c.data_path, kIncompleteContainersStep, s);
+    }
+    dirty = true;
+    reps[i].incomplete_deleted = true;
+    sum_->incomplete_containers_deleted++;
+    LOG(INFO) << "Repair: deleted incomplete container " << c.path;
+  }
+  // 5. Compaction.
+  for (size_t i : members) {
+    const ContainerInfo& c = cs[i];
+    if (!c.low_live || c.dead || c.incomplete) continue;
+    bool compacted = false;
+    RETURN_NOT_OK(Compact(c, &compacted));
+    if (!compacted) continue;
+    dirty = true;
+    reps[i].compacted = true;
+    sum_->low_live_metadata_rewritten++;
+  }
+  // 6. Re-punching of what extra space the dead blocks of living
+  // containers still hold.
+  for (const auto& p : punch) {
+    RETURN_NOT_OK(Repunch(cs[p.first], p.second));
+    reps[p.first].punched_blocks = p.second.dead_blocks;
+    sum_->punched_blocks += p.second.dead_blocks;
+  }
+  // 7. One dir fsync makes the deletes, truncations and renames durable.
+  if (dirty) {
+    Status s = env::SyncDir(dir);
+    if (!s.ok()) return Fail(dir, kSyncStep, s);
+  }
+  return Status::OK();
+}
+
+// Data first, then a dir fsync, then metadata: the metadata's unlink must
+// not reach the disk before the data's, or block bytes would be left
+// without metadata (fatal); metadata without data and without live blocks
+// is an incomplete container.
+Status Repairer::DeleteDead(const ContainerInfo& c) {
+  if (c.has_data) {
+    Status s = DeleteIfPresent(c.data_path);
+    if (!s.ok()) return Fail(c.data_path, kDeadContainersStep, s);
+    const std::string dir = env::DirName(c.data_path);
+    s = env::SyncDir(dir);
+    if (!s.ok()) return Fail(dir, kDeadContainersStep, s);
+  }
+  if (c.has_metadata) {
+    Status s = DeleteIfPresent(c.metadata_path);
+    if (!s.ok()) return Fail(c.metadata_path, kDeadContainersStep, s);
+  }
+  return Status::OK();
+}
+
+// Everything from the partial record's offset on was never acknowledged,
+// unless a valid record follows it: then the bytes there are damage, and
+// cutting them would destroy that record.
+Status Repairer::TruncatePartialRecord(const ContainerInfo& c) {
+  const uint64_t at = c.partial_record_offset();
+  bool found = false;
+  uint64_t valid_at = 0;
+  Status s = FindValidRecordAfter(c.metadata_path, in_.server_key, at, &found, &valid_at);
+  if (s.ok() && found) {
+    s = Status::Corruption(c.metadata_path + ": offset " + std::to_string(at),
+                           "a valid record follows at offset " + std::to_string(valid_at) +
+                               "; not truncating it");
+  }
+  if (s.ok()) {
+    WriteEncryption enc;
+    enc.server_key = in_.server_key;
+    std::unique_ptr<WritableFile> f;
+    s = WritableFile::Open(c.metadata_path, CreateMode::kOpenExisting, enc, &f);
+    if (s.ok()) s = f->Truncate(at);
+    if (s.ok()) s = f->Sync();
+    if (s.ok()) s = f->Close();
+  }
+  return s.ok() ? s : Fail(c.metadata_path, kPartialRecordsStep, s);
+}
+
+Status Repairer::Scan(const ContainerInfo& c, ContainerRecords* records) {
+  ContainerRecordsParams p;
   p.metadata_path = c.metadata_path;
-  p.server_key = key;
+  p.server_key = in_.server_key;
   p.data_file_size = c.data_size;
   p.fs_block_size = c.fs_block_size;
-  LiveRecordScan scan;
-  Status s = ScanLiveRecords(p, &scan);
-  if (stats != nullptr) {
-    stats->Add(stats->metadata_read_syscalls, scan.io.read_syscalls);
-    stats->Add(stats->metadata_bytes_read, scan.io.bytes_read);
+  Status s = ScanContainerRecords(p, records);
+  if (in_.stats != nullptr) {
+    in_.stats->Add(in_.stats->metadata_read_syscalls, records->io.read_syscalls);
+    in_.stats->Add(in_.stats->metadata_bytes_read, records->io.bytes_read);
   }
-  RETURN_NOT_OK_PREPEND(s, "repair: rescan before rewrite");
-  if (scan.live.size() != c.live_blocks) {
-    // The file changed since the open: rewriting from a different view
-    // could drop a block.
-    return Status::IllegalState(c.metadata_path + ": has " + std::to_string(scan.live.size()) +
-                                " live blocks now but had " + std::to_string(c.live_blocks) +
-                                " when opened; not rewriting it");
+  return s;
+}
+
+// §7.1: re-read, write the compacted file to a temporary name with the old
+// file's owner and mode, fsync, rename over the metadata file, fsync the dir.
+Status Repairer::Compact(const ContainerInfo& c, bool* compacted) {
+  auto fail = [&](const std::string& path, const Status& s) {
+    return Fail(path, kCompactionStep, s);
+  };
+  ContainerRecords records;
+  Status s = Scan(c, &records);
+  if (!s.ok()) return fail(c.metadata_path, s);
+  if (records.live_blocks != c.live_blocks || records.next_write_offset != c.next_write_offset ||
+      records.has_max_block_id != c.has_max_block_id ||
+      records.max_block_id != c.max_block_id) {
+    // The file changed since the open: a rewrite from another view could
+    // drop a block.
+    return fail(c.metadata_path,
+                Status::IllegalState(c.metadata_path + ": has " +
+                                     std::to_string(records.live_blocks) +
+                                     " live blocks now but had " + std::to_string(c.live_blocks) +
+                                     " when opened; not compacting it"));
+  }
+  uint64_t dropped = 0;
+  const std::vector<std::string> bodies =
+      CompactedBodies(records, c.fs_block_size, in_.server_key != nullptr, &dropped);
+  if (dropped == 0) return Status::OK();  // every dead block is one the new file must keep
+  std::string framed;
+  for (const std::string& b : bodies) {
+    pb_container::AppendRecord(pb_container::kVersion2, Slice(b), &framed);
   }
 
-  std::string tmp;
   WriteEncryption enc;
-  enc.server_key = key;
-  enc.algorithm = scan.algorithm;
-  std::string framed;
-  for (const LiveRecord& r : scan.live) {
-    pb_container::AppendRecord(scan.version, Slice(r.body), &framed);
-  }
-  auto write_tmp = [&]() -> Status {
-    std::unique_ptr<PbContainerWriter> w;
+  enc.server_key = in_.server_key;
+  enc.algorithm = records.algorithm;  // a fresh file key of the old algorithm
+  std::string tmp;
+  std::unique_ptr<PbContainerWriter> w;
+  for (int attempt = 0;; attempt++) {
     // mkstemp's way: a name that exists is drawn again.
-    for (int attempt = 0;; attempt++) {
-      tmp = NewTempFilePath(c.metadata_path);
-      Status c = LogBlockContainerWriter::CreateMetadataFile(tmp, CreateMode::kCreateNew, enc,
-                                                             scan.version, /*sync=*/false, &w);
-      if (c.ok()) break;
-      if (c.posix_code() != EEXIST || attempt == kTempFileNameAttempts) return c;
-    }
-    if (!framed.empty()) RETURN_NOT_OK(w->AppendFramed(Slice(framed)));
-    RETURN_NOT_OK(w->Sync());
-    return w->Close();
-  };
-  s = write_tmp();
+    tmp = NewTempFilePath(c.metadata_path);
+    s = LogBlockContainerWriter::CreateMetadataFile(tmp, CreateMode::kCreateNew, enc,
+                                                    pb_container::kVersion2, /*sync=*/false, &w);
+    if (s.ok() || s.posix_code() != EEXIST || attempt == kTempFileNameAttempts) break;
+  }
+  if (s.ok()) s = env::CopyOwnerAndMode(c.metadata_path, tmp);
+  if (s.ok() && !framed.empty()) s = w->AppendFramed(Slice(framed));
+  if (s.ok()) s = w->Sync();
+  if (s.ok()) s = w->Close();
   if (s.ok()) s = env::RenameFile(tmp, c.metadata_path);
   if (!s.ok()) {
-    // Best effort; a leftover is never read, and the next read-write open
-    // (ours or Kudu's) deletes it.
-    if (!tmp.empty()) env::DeleteFile(tmp);
-    return s.CloneAndPrepend("repair: rewrite of " + c.metadata_path);
+    // Best effort: a leftover is never read, and the next read-write open
+    // (ours or Kudu's) deletes it, since the metadata file is still there.
+    if (w != nullptr) env::DeleteFile(tmp);
+    return fail(tmp, s);
   }
-  RETURN_NOT_OK_PREPEND(env::SyncDir(env::DirName(c.metadata_path)), "repair: sync dir");
+  const std::string dir = env::DirName(c.metadata_path);
+  s = env::SyncDir(dir);
+  if (!s.ok()) return fail(dir, s);
+  *compacted = true;
+  LOG(INFO) << "Repair: compacted " << c.metadata_path << " to its " << c.live_blocks
+            << " live blocks of " << c.total_blocks << " (" << dropped << " dropped)";
+  return Status::OK();
+}
+
+Status Repairer::FindPunchableRanges(const ContainerInfo& c, PunchPlan* plan) {
+  ContainerRecords records;
+  Status s = Scan(c, &records);
+  if (!s.ok()) return Fail(c.metadata_path, kRepunchingStep, s);
+  plan->ranges = PunchableRanges(records, c.fs_block_size, &plan->dead_blocks);
+  return Status::OK();
+}
+
+Status Repairer::Repunch(const ContainerInfo& c, const PunchPlan& plan) {
+  const auto& ranges = plan.ranges;
+  if (ranges.empty()) return Status::OK();
+  Status s;
+  WriteEncryption enc;
+  enc.server_key = in_.server_key;
+  std::unique_ptr<WritableFile> f;
+  s = WritableFile::Open(c.data_path, CreateMode::kOpenExisting, enc, &f);
+  for (size_t i = 0; s.ok() && i < ranges.size(); i++) {
+    s = f->PunchHole(ranges[i].first, ranges[i].second - ranges[i].first);
+  }
+  if (s.ok()) s = f->Sync();
+  if (s.ok()) s = f->Close();
+  if (!s.ok()) return Fail(c.data_path, kRepunchingStep, s);
+  LOG(INFO) << "Repair: punched " << plan.dead_blocks << " dead blocks of " << c.data_path;
   return Status::OK();
 }
 
@@ -119,54 +379,8 @@ Status RewriteLowLiveMetadata(const ContainerInfo& c, const ServerKey* key, Repl
 
 Status RepairContainers(const RepairInput& in, RepairSummary* summary) {
   *summary = RepairSummary();
-  auto fail = [&](Status s) {
-    summary->status = s;
-    return s;
-  };
-  if (in.temporary_files != nullptr) {
-    // Deleted by the open, before the replay; the first step of the repair.
-    const TemporaryFiles& t = *in.temporary_files;
-    if (!t.failure.ok()) {
-      return fail(t.failure.CloneAndPrepend("repair: delete temporary file " + t.failed_path));
-    }
-    summary->leftover_tmp_files_deleted = t.deleted.size();
-  }
-  if (in.containers == nullptr) return Status::OK();
-  for (const ContainerInfo& c : *in.containers) {
-    if (c.fatal()) {
-      summary->containers_skipped++;
-      continue;
-    }
-    if (c.incomplete) {
-      Status s = DeleteContainerFiles(c);
-      if (!s.ok()) return fail(s);
-      summary->incomplete_containers_deleted++;
-      LOG(INFO) << "Repair: deleted incomplete container " << c.path;
-      continue;
-    }
-    if (c.dead) {
-      Status s = DeleteContainerFiles(c);
-      if (!s.ok()) return fail(s);
-      summary->dead_containers_deleted++;
-      LOG(INFO) << "Repair: deleted dead full container " << c.path;
-      continue;
-    }
-    if (c.partial_record()) {
-      Status s = TruncatePartialRecord(c, in.server_key);
-      if (!s.ok()) return fail(s);
-      summary->partial_records_truncated++;
-      LOG(INFO) << "Repair: truncated " << c.metadata_path << " at offset "
-                << c.partial_record_offset() << " (partial trailing record)";
-    }
-    if (c.low_live) {
-      Status s = RewriteLowLiveMetadata(c, in.server_key, in.stats);
-      if (!s.ok()) return fail(s);
-      summary->low_live_metadata_rewritten++;
-      LOG(INFO) << "Repair: rewrote " << c.metadata_path << " with its " << c.live_blocks
-                << " live blocks of " << c.total_blocks;
-    }
-  }
-  return Status::OK();
+  Repairer r(in, summary);
+  return r.Run();
 }
 
 }  // namespace fs

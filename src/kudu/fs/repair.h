@@ -16,33 +16,34 @@
 // under the License.
 
 // Repair of what the open found (only with --repair: a plain open never
-// writes). Each repair is one of:
-//   - count the temporary files the open deleted before the replay
-//     (prepare_data_dirs.h), or stop when one could not be deleted;
-//   - delete an incomplete container (data file first, then metadata);
-//   - delete a dead full container (data file first, then metadata);
-//   - truncate a partial trailing record (metadata truncated at its offset);
-//   - rewrite a low-live full container's metadata with only its live CREATE
-//     records: <id>.metadata.kudutmp.XXXXXX (Kudu's name for it, so that
-//     either side's open deletes the other's leftover) with the same
-//     container version and encryption, fsync, rename over the original,
-//     fsync the dir.
-// Containers with a fatal problem (corruption, I/O error, a duplicate id, a
-// missing data file) are never touched: what is wrong there is for an
-// operator to look at.
+// writes), §7 of the on-disk format. Limits: a fatal problem other than a
+// malformed record anywhere stops every repair; a data dir whose containers
+// hold a malformed record gets none. Then per data dir, in Kudu's order:
+//   1. dead containers: delete <id>.data, fsync the dir, delete <id>.metadata;
+//   2. data-full containers with extra space: truncate the data file to the
+//      next block offset (which every accepted CREATE ends at or before);
+//   3. partial trailing records: truncate the metadata file at the record,
+//      fsync it, unless a valid record follows (damage, not a torn write);
+//   4. incomplete containers: delete the metadata file, then the data file;
+//   5. compaction (compaction.h): the live CREATEs and at most two dead
+//      blocks' records to <id>.metadata.kudutmp.XXXXXX with the old file's
+//      owner and mode, fsync, rename over <id>.metadata, fsync the dir;
+//   6. re-punching of the extra-space containers' dead blocks, minus every
+//      live block's bytes;
+//   7. fsync the dir if anything in it was deleted, renamed or truncated.
+// A step that fails stops everything after it, in every dir, and is one
+// repair error naming the file and the step; the counts say what was done
+// before it.
 //
-// Crash safety: every step leaves a state the next open reads correctly
-// with every live block:
-//   - deletes go data file first: a crash between the two unlinks leaves
-//     metadata without data and without live blocks (or a sub-header
-//     metadata), which the open classifies as an incomplete container. The
-//     other order would leave a data file with bytes and no metadata, which
-//     is fatal.
-//   - a truncate removes only bytes past the last valid record; it either
-//     happened or not.
-//   - the rewrite never modifies the original: until the rename the old
-//     file is in place (and a leftover .kudutmp is never read); rename(2) replaces
-//     it atomically with a synced file holding the same live set.
+// Crash safety: each step leaves a state the next open reads with the same
+// live set. A dead container's unlinks are ordered by a dir fsync: were the
+// metadata's unlink durable first, block bytes would be left without
+// metadata, which is fatal; the other way round leaves metadata without
+// data and without live blocks, an incomplete container. A truncation
+// removes only bytes past the last valid record or past the next block
+// offset. The compaction never modifies the original before the atomic
+// rename, and its file replays to the same live set, next block offset and
+// highest id.
 #pragma once
 
 #include <cstdint>
@@ -58,14 +59,52 @@
 namespace kudu {
 namespace fs {
 
+// The repair steps, as the report's repair_errors name them.
+constexpr char kTemporaryFilesStep[] = "temporary_files";
+constexpr char kDeadContainersStep[] = "dead_containers";
+constexpr char kExtraSpaceStep[] = "full_container_extra_space";
+constexpr char kPartialRecordsStep[] = "partial_records";
+constexpr char kIncompleteContainersStep[] = "incomplete_containers";
+constexpr char kCompactionStep[] = "compaction";
+constexpr char kRepunchingStep[] = "repunching";
+constexpr char kSyncStep[] = "sync";
+
+struct RepairError {
+  std::string path;  // the file (or dir) the step failed on
+  const char* step = "";
+  Status status;
+};
+
+// What the repair did to one container (parallel to RepairInput::containers).
+struct ContainerRepair {
+  // Full with more space on disk than its live blocks need (§4.3), and how
+  // much more; found by the repair itself.
+  bool has_extra_space = false;
+  uint64_t excess_bytes = 0;
+  bool extra_space_repaired = false;
+  bool dead_deleted = false;
+  bool incomplete_deleted = false;
+  bool partial_record_truncated = false;
+  bool compacted = false;
+  uint64_t punched_blocks = 0;
+};
+
 struct RepairSummary {
   uint64_t leftover_tmp_files_deleted = 0;
   uint64_t incomplete_containers_deleted = 0;
   uint64_t dead_containers_deleted = 0;
   uint64_t partial_records_truncated = 0;
+  // Compacted metadata files.
   uint64_t low_live_metadata_rewritten = 0;
-  // Containers left alone because they have a fatal problem.
+  uint64_t extra_space_repaired = 0;        // entries
+  uint64_t extra_space_bytes_repaired = 0;  // their excess_bytes
+  uint64_t punched_blocks = 0;
+  // Containers with a fatal problem, and those of dirs left alone because of
+  // one (any fatal problem but a malformed record stops every repair).
   uint64_t containers_skipped = 0;
+  std::vector<ContainerRepair> containers;
+  // The step that stopped the repair (at most one: nothing runs after it).
+  std::vector<RepairError> errors;
   // OK, or the error that stopped the repair (naming the file).
   Status status;
 };
@@ -84,9 +123,6 @@ struct RepairInput {
 // Stops at the first failing step (a crash stand-in for tests), returning
 // its error; `summary` counts what was done until then.
 Status RepairContainers(const RepairInput& input, RepairSummary* summary);
-
-// The repair step a failure belongs to, for the report's repair_errors.
-constexpr char kTemporaryFilesStep[] = "temporary_files";
 
 }  // namespace fs
 }  // namespace kudu

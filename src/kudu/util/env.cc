@@ -91,6 +91,23 @@ Status GetFileAllocatedSize(const std::string& path, uint64_t* bytes) {
   return Status::OK();
 }
 
+Status CopyOwnerAndMode(const std::string& from, const std::string& to) {
+  struct stat src, dst;
+  if (::stat(from.c_str(), &src) != 0) return Status::FromErrno(from, errno);
+  if (::stat(to.c_str(), &dst) != 0) return Status::FromErrno(to, errno);
+  if ((src.st_uid != dst.st_uid || src.st_gid != dst.st_gid) &&
+      ::chown(to.c_str(), src.st_uid, src.st_gid) != 0) {
+    return Status::FromErrno(to + ": chown to " + std::to_string(src.st_uid) + ":" +
+                                 std::to_string(src.st_gid) + " (the owner of " + from + ")",
+                             errno);
+  }
+  // After chown, which may clear the set-id bits.
+  if (::chmod(to.c_str(), src.st_mode & 07777) != 0) {
+    return Status::FromErrno(to + ": chmod (the mode of " + from + ")", errno);
+  }
+  return Status::OK();
+}
+
 bool FileExists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
 Status IsDirectory(const std::string& path, bool* is_dir) {

@@ -43,6 +43,9 @@ Status GetRegularFileSize(const std::string& path, uint64_t* size);
 // The disk space `path` occupies: st_blocks x 512 (holes excluded).
 Status GetFileAllocatedSize(const std::string& path, uint64_t* bytes);
 bool FileExists(const std::string& path);
+// Gives `to` the owner, group and permission bits of `from`, so that a file
+// written in place of another one keeps them whoever writes it.
+Status CopyOwnerAndMode(const std::string& from, const std::string& to);
 Status IsDirectory(const std::string& path, bool* is_dir);
 Status CreateDirs(const std::string& path);
 Status DeleteFile(const std::string& path);

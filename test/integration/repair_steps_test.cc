@@ -1,0 +1,408 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// The repair's limits and steps one by one (§7, §7.1): which dirs a fatal
+// problem holds back, what a failed step leaves and says, extra-space
+// truncation, re-punching that spares live bytes, a compaction that keeps
+// the next block offset, the highest id, the owner and the mode, a partial
+// record that is never truncated when a valid record follows it, and
+// entries that only look like temporary files.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/block_workload.h"
+#include "kudu/fs/fs_report.h"
+#include "kudu/util/env.h"
+#include "kudu/util/file.h"
+#include "kudu/util/io_fault_injector.h"
+#include "util/fs_fixture_util.h"
+#include "util/lbm_corruptor.h"
+#include "util/test_macros.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace {
+
+using fs::ContainerInfo;
+using fs::OpenResult;
+using test::HandContainer;
+using test::MakeCreate;
+using test::MakeDelete;
+
+class RepairStepsTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    key_ = test::TestServerKey(16);
+    k_ = GetParam() ? &key_ : nullptr;
+    base_ = test::FirstBlockOffset(k_);
+    data_size_ = base_ + 8 * 4096;
+  }
+  fs::BlockManagerOpenOptions Options(const std::vector<std::string>& roots, bool repair,
+                                      int64_t max_blocks = 4) const {
+    fs::BlockManagerOpenOptions o = test::OpenOptions(roots, k_);
+    o.max_container_blocks = max_blocks;
+    o.repair = repair;
+    return o;
+  }
+  BlockRecordPB Create(uint64_t id, int slot, int64_t length = 100, uint64_t ts = 1) const {
+    return MakeCreate(id, static_cast<int64_t>(base_ + slot * 4096), length, ts);
+  }
+  HandContainer Write(const std::string& root, int n, const std::vector<BlockRecordPB>& rs,
+                      uint32_t version = 2) {
+    HandContainer c;
+    EXPECT_OK(test::WriteHandContainer(root, test::ContainerIdFor(n), data_size_, &rs, k_, &c,
+                                       version));
+    return c;
+  }
+  // A container with a partial trailing record (its last record torn).
+  HandContainer WritePartial(const std::string& root, int n, uint64_t first_id) {
+    HandContainer c = Write(root, n, {Create(first_id, 0), Create(first_id + 1, 1)});
+    EXPECT_OK(test::TruncateFileTo(c.metadata_path, c.end_offset - 3));
+    return c;
+  }
+  static const ContainerInfo* Find(const OpenResult& r, const std::string& path) {
+    for (const ContainerInfo& c : r.containers) {
+      if (c.path == path) return &c;
+    }
+    return nullptr;
+  }
+  // A data dir written by the server's writer: full containers with dead
+  // blocks punched, as a server leaves them.
+  void Generate(const std::vector<std::string>& roots) {
+    fs::BlockWorkloadOptions wo;
+    wo.writer.data_dirs = roots;
+    wo.writer.server_key = k_;
+    wo.writer.sync = false;
+    wo.writer.fs_block_size = 4096;
+    wo.containers = 4;
+    wo.blocks_per_container = 30;
+    wo.deleted_block_percentage = 30;
+    wo.max_block_size = 2048;
+    wo.max_group_size = 2;
+    wo.seed = 7;
+    fs::BlockWorkloadResult gen;
+    ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+  }
+  test::LbmCorruptor::Options CorruptorOptions(const std::vector<std::string>& roots) const {
+    test::LbmCorruptor::Options o;
+    o.roots = roots;
+    o.server_key = k_;
+    o.max_container_blocks = 30;
+    o.seed = 3;
+    return o;
+  }
+  static uint64_t Allocated(const std::string& path) {
+    uint64_t n = 0;
+    EXPECT_OK(env::GetFileAllocatedSize(path, &n));
+    return n;
+  }
+
+  test::TempDir tmp_;
+  ServerKey key_;
+  const ServerKey* k_ = nullptr;
+  uint64_t base_ = 0;
+  uint64_t data_size_ = 0;
+};
+
+// §7: a dir whose records hold a malformed record gets no repair; the
+// other dirs are repaired.
+TEST_P(RepairStepsTest, MalformedRecordHoldsBackOnlyItsDir) {
+  const std::vector<std::string> roots = {tmp_.Join("d0"), tmp_.Join("d1")};
+  Write(roots[0], 1, {Create(1, 0), MakeDelete(999)});
+  const HandContainer held = WritePartial(roots[0], 2, 10);
+  const HandContainer fixed = WritePartial(roots[1], 3, 20);
+  OpenResult r;
+  fs::OpenBlockManager(Options(roots, true), &r);
+  ASSERT_TRUE(r.repaired);
+  EXPECT_TRUE(r.repairs.errors.empty());
+  EXPECT_EQ(fixed.record_offsets[1], test::FileSizeOrDie(fixed.metadata_path));
+  EXPECT_EQ(held.end_offset - 3, test::FileSizeOrDie(held.metadata_path));
+  EXPECT_EQ(1u, r.repairs.partial_records_truncated);
+}
+
+// A failed step is one repair error naming the file and the step; nothing
+// after it runs, in any dir; the counts say what was done before it; and the
+// state left opens with the same live set and a later repair finishes.
+TEST_P(RepairStepsTest, FailedStepStopsEverythingAfterIt) {
+  const std::vector<std::string> roots = {tmp_.Join("d0"), tmp_.Join("d1")};
+  const HandContainer dead = Write(roots[0], 1, {Create(1, 0), Create(2, 1), Create(3, 2),
+                                                 Create(4, 3), MakeDelete(1), MakeDelete(2),
+                                                 MakeDelete(3), MakeDelete(4)});
+  const HandContainer p0 = WritePartial(roots[0], 2, 10);
+  const HandContainer p1 = WritePartial(roots[1], 3, 20);
+  ASSERT_OK(test::WriteStringToFile(p0.metadata_path + ".kudutmp.a1B2c3", "half"));
+  OpenResult before;
+  ASSERT_OK(fs::OpenBlockManager(Options(roots, false), &before));
+
+  IoFaultInjector::Arm(IoOp::kDelete, 1, IoFault::kEIO, dead.metadata_path);
+  OpenResult r;
+  fs::OpenBlockManager(Options(roots, true), &r);
+  const bool fired = IoFaultInjector::Fired();
+  IoFaultInjector::Disarm();
+  ASSERT_TRUE(fired);
+  const fs::RepairSummary& s = r.repairs;
+  ASSERT_EQ(1u, s.errors.size());
+  EXPECT_EQ(dead.metadata_path, s.errors[0].path);
+  EXPECT_STREQ(fs::kDeadContainersStep, s.errors[0].step);
+  EXPECT_TRUE(test::Contains(s.status.ToString(), dead.metadata_path)) << s.status.ToString();
+  EXPECT_EQ(1u, s.leftover_tmp_files_deleted);
+  EXPECT_EQ(0u, s.dead_containers_deleted);
+  EXPECT_EQ(0u, s.partial_records_truncated);
+  EXPECT_FALSE(env::FileExists(dead.data_path));
+  EXPECT_EQ(p0.end_offset - 3, test::FileSizeOrDie(p0.metadata_path));
+  EXPECT_EQ(p1.end_offset - 3, test::FileSizeOrDie(p1.metadata_path));
+  EXPECT_NE("OK", fs::FsReportStatus(r));
+
+  OpenResult after;
+  ASSERT_OK(fs::OpenBlockManager(Options(roots, false), &after));
+  EXPECT_EQ(test::LiveSetOf(before), test::LiveSetOf(after));
+  OpenResult again;
+  ASSERT_OK(fs::OpenBlockManager(Options(roots, true), &again));
+  EXPECT_TRUE(again.repairs.errors.empty()) << again.repairs.status.ToString();
+  EXPECT_FALSE(env::FileExists(dead.metadata_path));
+  EXPECT_EQ(p1.record_offsets[1], test::FileSizeOrDie(p1.metadata_path));
+}
+
+// Preallocated space and an unpunched dead block in server-written full
+// containers: the data file is cut at the next block offset and the dead
+// block's space is punched again; the live set does not change.
+TEST_P(RepairStepsTest, ExtraSpaceIsTruncatedAndDeadBlocksRepunched) {
+  const std::vector<std::string> roots = {tmp_.Join("d0"), tmp_.Join("d1")};
+  Generate(roots);
+  ASSERT_FALSE(HasFatalFailure());
+  test::LbmCorruptor corruptor(CorruptorOptions(roots));
+  ASSERT_OK(corruptor.Init());
+  test::Injected pre, unpunched;
+  ASSERT_OK(corruptor.PreallocateFullContainer(&pre));
+  ASSERT_OK(corruptor.AddUnpunchedBlockToFullContainer(&unpunched));
+  const uint64_t unpunched_allocated = Allocated(unpunched.file);
+
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(Options(roots, true, 30), &r));
+  EXPECT_TRUE(r.repairs.errors.empty()) << r.repairs.status.ToString();
+  EXPECT_EQ(corruptor.ExpectedLiveSet(), test::LiveSetOf(r));
+  EXPECT_GE(r.repairs.extra_space_repaired, 1u);
+  EXPECT_GE(r.repairs.punched_blocks, 1u);
+  for (const std::string& path : {pre.container, unpunched.container}) {
+    const ContainerInfo* c = Find(r, path);
+    ASSERT_NE(nullptr, c);
+    EXPECT_TRUE(r.repairs.containers[c - r.containers.data()].extra_space_repaired) << path;
+  }
+  const ContainerInfo* c = Find(r, pre.container);
+  EXPECT_EQ(c->next_write_offset, test::FileSizeOrDie(pre.file));
+  EXPECT_LT(Allocated(unpunched.file), unpunched_allocated);
+
+  OpenResult after;
+  ASSERT_OK(fs::OpenBlockManager(Options(roots, false, 30), &after));
+  EXPECT_EQ(corruptor.ExpectedLiveSet(), test::LiveSetOf(after));
+  const ContainerInfo* u = Find(after, unpunched.container);
+  ASSERT_NE(nullptr, u);
+  EXPECT_LE(Allocated(unpunched.file), u->live_bytes_aligned * 11 / 10);
+}
+
+// A live misaligned block inside a dead block's aligned tail keeps its
+// bytes (Kudu punches the whole aligned range and zeroes it).
+TEST_P(RepairStepsTest, RepunchingSparesLiveBytesInADeadBlocksTail) {
+  const std::string root = tmp_.Join("d");
+  const HandContainer c =
+      Write(root, 1, {MakeCreate(1, base_, 100), MakeCreate(2, base_ + 200, 300),
+                      MakeDelete(1)});
+  const std::string pattern = test::RandomBytes(2 * 4096, 9);
+  {
+    WriteEncryption enc;
+    enc.server_key = k_;
+    std::unique_ptr<WritableFile> f;
+    ASSERT_OK(WritableFile::Open(c.data_path, CreateMode::kOpenExisting, enc, &f));
+    ASSERT_OK(f->Write(base_, Slice(pattern)));
+    ASSERT_OK(f->Close());
+  }
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, true, 2), &r));
+  EXPECT_TRUE(r.repairs.errors.empty()) << r.repairs.status.ToString();
+  EXPECT_EQ(1u, r.repairs.punched_blocks);
+  EXPECT_EQ(base_ + 4096, test::FileSizeOrDie(c.data_path));
+
+  std::unique_ptr<RandomAccessFile> f;
+  ASSERT_OK(RandomAccessFile::Open(c.data_path, k_, &f));
+  // Three reads: a hole reads as zeros only in a read of its own (the
+  // all-zero rule of an encrypted file).
+  std::string got(4096, '\0');
+  for (auto r : {std::make_pair(0, 200), std::make_pair(200, 500), std::make_pair(500, 4096)}) {
+    ASSERT_OK(f->Read(base_ + r.first, reinterpret_cast<uint8_t*>(&got[r.first]),
+                      r.second - r.first));
+  }
+  EXPECT_EQ(pattern.substr(200, 300), got.substr(200, 300)) << "the live block was zeroed";
+  EXPECT_EQ(std::string(200, '\0'), got.substr(0, 200)) << "the dead block was not punched";
+  EXPECT_EQ(std::string(4096 - 500, '\0'), got.substr(500));
+}
+
+// §7.1: the compacted file replays to the same live set, next block offset
+// and highest id (two dead blocks kept for it), is v2, and keeps the old
+// file's owner, group and mode.
+TEST_P(RepairStepsTest, CompactionKeepsNextOffsetHighestIdOwnerAndMode) {
+  const std::string root = tmp_.Join("d");
+  // Block 7 ends the container, block 9 has the highest id, block 3 is
+  // dropped; block 1 (and 5, created later but stamped earlier) stay live.
+  const HandContainer c = Write(root, 1,
+                                {Create(1, 1, 100, 50), Create(7, 5, 100, 2), Create(9, 0, 100, 3),
+                                 Create(3, 2, 100, 4), Create(5, 4, 100, 10), MakeDelete(7),
+                                 MakeDelete(9), MakeDelete(3)},
+                                GetParam() ? 2 : 1);
+  ASSERT_EQ(0, ::chmod(c.metadata_path.c_str(), 0640));
+  const bool root_user = ::geteuid() == 0;
+  if (root_user) {
+    ASSERT_EQ(0, ::chown(c.metadata_path.c_str(), 12345, 23456));
+  }
+
+  OpenResult before;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, false, 5), &before));
+  const ContainerInfo* b = Find(before, c.path);
+  ASSERT_NE(nullptr, b);
+  ASSERT_TRUE(b->low_live);
+
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, true, 5), &r));
+  EXPECT_TRUE(r.repairs.errors.empty()) << r.repairs.status.ToString();
+  EXPECT_EQ(1u, r.repairs.low_live_metadata_rewritten);
+
+  OpenResult after;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, false, 5), &after));
+  EXPECT_EQ(test::LiveSetOf(before), test::LiveSetOf(after));
+  const ContainerInfo* a = Find(after, c.path);
+  ASSERT_NE(nullptr, a);
+  EXPECT_EQ(b->next_write_offset, a->next_write_offset);
+  EXPECT_EQ(b->max_block_id, a->max_block_id);
+  EXPECT_EQ(before.next_block_id, after.next_block_id);
+  EXPECT_EQ(4u, a->total_blocks);  // 7, 9 kept dead; 1, 5 live
+  EXPECT_EQ(6u, a->outcome.records);
+
+  struct stat st;
+  ASSERT_EQ(0, ::stat(c.metadata_path.c_str(), &st));
+  EXPECT_EQ(0640u, st.st_mode & 07777);
+  if (root_user) {
+    EXPECT_EQ(12345u, st.st_uid);
+    EXPECT_EQ(23456u, st.st_gid);
+  }
+  std::string bytes;
+  ASSERT_OK(test::ReadFileToString(c.metadata_path, &bytes));
+  const size_t header = GetParam() ? kEncryptionHeaderSize : 0;
+  ASSERT_GT(bytes.size(), header + 12);
+  if (!GetParam()) {
+    EXPECT_EQ('\2', bytes[header + 8]) << "the compacted file is v2";
+  }
+}
+
+// §7.1 step 1: the file is read again, and a live set other than the
+// open's fails the step and leaves the file as it is.
+TEST_P(RepairStepsTest, CompactionOfAFileThatChangedSinceTheOpenFails) {
+  const std::string root = tmp_.Join("d");
+  std::vector<BlockRecordPB> rs = {Create(1, 0), Create(2, 1), Create(3, 2), Create(4, 3),
+                                   Create(5, 4), MakeDelete(1), MakeDelete(2), MakeDelete(3)};
+  const HandContainer c = Write(root, 1, rs);
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, false, 5), &r));
+  ASSERT_EQ(1u, r.containers.size());
+  ASSERT_TRUE(r.containers[0].low_live);
+  rs.push_back(MakeDelete(4));  // a writer deleted a block since
+  Write(root, 1, rs);
+  std::string bytes;
+  ASSERT_OK(test::ReadFileToString(c.metadata_path, &bytes));
+
+  fs::RepairInput in;
+  in.server_key = k_;
+  in.containers = &r.containers;
+  fs::RepairSummary sum;
+  EXPECT_FALSE(fs::RepairContainers(in, &sum).ok());
+  ASSERT_EQ(1u, sum.errors.size());
+  EXPECT_STREQ(fs::kCompactionStep, sum.errors[0].step);
+  EXPECT_EQ(c.metadata_path, sum.errors[0].path);
+  EXPECT_EQ(0u, sum.low_live_metadata_rewritten);
+  std::string after;
+  ASSERT_OK(test::ReadFileToString(c.metadata_path, &after));
+  EXPECT_TRUE(bytes == after) << "the metadata file was changed";
+}
+
+// A record whose length runs past the end with a valid record after it is
+// damage, never a torn write: whatever the open calls it, the repair never
+// cuts the valid records after it.
+TEST_P(RepairStepsTest, PartialRecordWithAValidRecordAfterItIsNeverTruncated) {
+  const std::vector<std::string> roots = {tmp_.Join("d0"), tmp_.Join("d1")};
+  Generate(roots);
+  ASSERT_FALSE(HasFatalFailure());
+  test::LbmCorruptor corruptor(CorruptorOptions(roots));
+  ASSERT_OK(corruptor.Init());
+  test::Injected inj;
+  ASSERT_OK(corruptor.SetHostileLength(&inj));
+  std::string bytes;
+  ASSERT_OK(test::ReadFileToString(inj.file, &bytes));
+
+  OpenResult r;
+  Status s = fs::OpenBlockManager(Options(roots, true, 30), &r);
+  std::string after;
+  ASSERT_OK(test::ReadFileToString(inj.file, &after));
+  EXPECT_EQ(bytes.size(), after.size());
+  EXPECT_TRUE(bytes == after) << "the metadata file was changed";
+  if (s.ok()) {
+    // Read as a partial record: the truncation is refused, and says why.
+    ASSERT_EQ(1u, r.repairs.errors.size());
+    EXPECT_STREQ(fs::kPartialRecordsStep, r.repairs.errors[0].step);
+    EXPECT_EQ(inj.file, r.repairs.errors[0].path);
+    EXPECT_TRUE(test::Contains(r.repairs.status.ToString(), "valid record follows"));
+  }
+}
+
+// Only regular files are temporary files: a directory named like one does
+// not stop the repair, and a kept only copy of a container's records is
+// neither deleted nor counted.
+TEST_P(RepairStepsTest, OnlyRegularFilesAreTemporaryAndOnlyCopiesStay) {
+  const std::string root = tmp_.Join("d");
+  const HandContainer p = WritePartial(root, 1, 10);
+  const std::string dir_like_tmp = root + "/data/" + test::ContainerIdFor(2) +
+                                   ".metadata.kudutmp.Dir123";
+  ASSERT_OK(env::CreateDirs(dir_like_tmp));
+  const std::string only_copy = root + "/data/" + test::ContainerIdFor(3) +
+                                ".metadata.kudutmp.Only12";
+  ASSERT_OK(test::WriteStringToFile(only_copy, "the only copy"));
+
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, true), &r));
+  EXPECT_TRUE(r.repairs.errors.empty()) << r.repairs.status.ToString();
+  EXPECT_EQ(0u, r.repairs.leftover_tmp_files_deleted);
+  EXPECT_EQ(1u, r.repairs.partial_records_truncated);
+  EXPECT_EQ(p.record_offsets[1], test::FileSizeOrDie(p.metadata_path));
+  bool is_dir = false;
+  ASSERT_OK(env::IsDirectory(dir_like_tmp, &is_dir));
+  EXPECT_TRUE(is_dir);
+  EXPECT_TRUE(env::FileExists(only_copy));
+}
+
+INSTANTIATE_TEST_SUITE_P(PlainAndEncrypted, RepairStepsTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return i.param ? "encrypted" : "plain";
+                         });
+
+}  // namespace
+}  // namespace kudu
