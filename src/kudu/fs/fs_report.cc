@@ -192,6 +192,17 @@ json RepairedJson(const FsReportTotals::Repaired& rep) {
               {"punched_blocks", rep.punched_blocks}};
 }
 
+// Every repair step that failed (the repair stops at the first), the
+// deletion of temporary files included.
+json RepairErrorsJson(const OpenResult& r) {
+  json errors = json::array();
+  if (!r.repaired) return errors;
+  for (const RepairError& e : r.repairs.errors) {
+    errors.push_back(json{{"path", e.path}, {"step", e.step}, {"message", e.status.ToString()}});
+  }
+  return errors;
+}
+
 json EntriesJson(const OpenResult& r, const ReportEntries& e) {
   json malformed = json::array(), misaligned = json::array(), partial = json::array(),
        incomplete = json::array(), extra = json::array(), dead = json::array(),
@@ -259,7 +270,7 @@ json EntriesJson(const OpenResult& r, const ReportEntries& e) {
               {"nonstandard_container_names", json::array()},
               {"unlocked_dirs", json::array()},
               {"corruption", corruption},
-              {"repair_errors", json::array()}};
+              {"repair_errors", RepairErrorsJson(r)}};
 }
 
 std::string RepairedSuffix(uint64_t n) { return " (" + std::to_string(n) + " repaired)"; }
@@ -302,20 +313,14 @@ void KuduLayoutText(const OpenResult& r, const FsReportRoots& roots, const Repor
 }
 
 // What the open found before any replay (prepare_data_dirs.h): locks it
-// could not take, entries with the temporary-file infix that are not
-// regular files, and a temporary file it could not delete.
+// could not take, and entries with the temporary-file infix that are not
+// regular files.
 void AddPreparedDirsJson(const OpenResult& r, json* j) {
-  json unexpected = json::array(), unlocked = json::array(), errors = json::array();
+  json unexpected = json::array(), unlocked = json::array();
   if (r.prepared != nullptr) {
     for (const std::string& f : r.prepared->temp_files.unexpected) unexpected.push_back(f);
     for (const UnlockedDir& u : r.prepared->unlocked_dirs) {
       unlocked.push_back(json{{"dir", u.dir}, {"message", u.message}});
-    }
-    const TemporaryFiles& t = r.prepared->temp_files;
-    if (!t.failure.ok()) {
-      errors.push_back(json{{"path", t.failed_path},
-                            {"step", kTemporaryFilesStep},
-                            {"message", t.failure.ToString()}});
     }
   }
   (*j)["unexpected_files"] = unexpected.size();
@@ -323,12 +328,7 @@ void AddPreparedDirsJson(const OpenResult& r, json* j) {
   json& entries = (*j)["entries"];
   entries["unexpected_files"] = unexpected;
   entries["unlocked_dirs"] = unlocked;
-  // The deletion of temporary files is the first repair step: its error
-  // comes before any other.
-  json& all_errors = entries["repair_errors"];
-  if (!all_errors.is_array()) all_errors = json::array();
-  all_errors.insert(all_errors.begin(), errors.begin(), errors.end());
-  (*j)["repair_errors"] = all_errors.size();
+  (*j)["repair_errors"] = entries["repair_errors"].size();
 }
 
 std::string PreparedDirsText(const OpenResult& r) {
@@ -350,10 +350,6 @@ std::string PreparedDirsText(const OpenResult& r) {
   for (const std::string& f : t.unexpected) o << "Unexpected file " << f << "\n";
   for (const UnlockedDir& u : r.prepared->unlocked_dirs) {
     o << "Unlocked dir " << u.dir << ": " << u.message << "\n";
-  }
-  if (!t.failure.ok()) {
-    o << "Repair error (" << kTemporaryFilesStep << ") " << t.failed_path << ": "
-      << t.failure.ToString() << "\n";
   }
   return o.str();
 }
@@ -400,6 +396,12 @@ void ProjectText(const OpenResult& r, const ReportEntries& e, const FsReportTota
     << RepairedSuffix(t.repaired.leftover_tmp_files) << "\n";
   for (const std::string& f : r.leftover_tmp_files) o << "  " << f << "\n";
   o << PreparedDirsText(r);
+  if (r.repaired) {
+    for (const RepairError& err : r.repairs.errors) {
+      o << "Repair error (" << err.step << ") " << err.path << ": " << err.status.ToString()
+        << "\n";
+    }
+  }
 
   const ReplayStatsSnapshot& st = r.replay;
   auto by = [&](ReplayStrategyKind k) { return st.containers_by_strategy[static_cast<int>(k)]; };
