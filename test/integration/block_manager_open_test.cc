@@ -36,6 +36,7 @@
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/fs_report.h"
 #include "kudu/util/env.h"
+#include "kudu/util/io_fault_injector.h"
 #include "util/fs_fixture_util.h"
 #include "util/reference_replay_util.h"
 #include "util/test_macros.h"
@@ -321,8 +322,8 @@ TEST_P(ProblemsTest, NonFatalProblemsAreReportedAndTheOpenSucceeds) {
   // c09: clean; plus files the open must ignore.
   std::vector<BlockRecordPB> r09 = {Create(50, 0), Create(51, 1), Create(52, 2, 0)};
   ASSERT_OK(test::WriteHandContainer(d1, test::ContainerIdFor(9), data_size_, &r09, k_, &c09));
-  ASSERT_OK(test::WriteStringToFile(c09.metadata_path + ".tmp.Ab3dE6", "leftover of a rewrite"));
-  ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/block_manager_instance"), "x"));
+  ASSERT_OK(test::WriteStringToFile(c09.metadata_path + ".kudutmp.Ab3dE6", "leftover of a rewrite"));
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/instance"), "x"));
   ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/notes.txt"), "x"));
   ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/C0FFEE.data"), "x"));
 
@@ -389,7 +390,7 @@ TEST_P(ProblemsTest, NonFatalProblemsAreReportedAndTheOpenSucceeds) {
   EXPECT_EQ(c07.path, incomplete[2]["container"]);
   EXPECT_EQ(c08.path, incomplete[3]["container"]);
   EXPECT_TRUE(j["entries"]["corruption"].empty());
-  EXPECT_EQ(c09.metadata_path + ".tmp.Ab3dE6", j["entries"]["leftover_tmp_files"][0]);
+  EXPECT_EQ(c09.metadata_path + ".kudutmp.Ab3dE6", j["entries"]["leftover_tmp_files"][0]);
 
   std::string text = fs::FsReportText(r);
   EXPECT_NE(std::string::npos, text.find("Total LBM partial records: 2"));
@@ -613,6 +614,45 @@ TEST(BlockManagerOpenUsageTest, BadDirsAndKeysAreUsageErrorsNamingThePath) {
   OpenResult r;
   ASSERT_OK(fs::OpenBlockManager(test::OpenOptions({enc}, &key), &r));
   EXPECT_EQ(2u, r.block_map->size());
+}
+
+// When the probe before the replay cannot read (here: its one read fails),
+// the replay meets the key problem in every container; the open still says
+// it once, as the same usage error, from the files' headers.
+TEST(BlockManagerOpenUsageTest, KeyMisuseIsSaidOnceWhenTheProbeCannotRead) {
+  TempDir tmp;
+  ServerKey key = test::TestServerKey(16), other = test::TestServerKey(24);
+  const std::string enc = tmp.Join("enc"), plain = tmp.Join("plain");
+  for (uint64_t i = 1; i <= 3; i++) {
+    std::vector<BlockRecordPB> re = {MakeCreate(i, 4096, 10)};
+    HandContainer c;
+    ASSERT_OK(test::WriteHandContainer(enc, test::ContainerIdFor(i), 8192, &re, &key, &c));
+    std::vector<BlockRecordPB> rp = {MakeCreate(i, 0, 10)};
+    ASSERT_OK(test::WriteHandContainer(plain, test::ContainerIdFor(i), 8192, &rp, nullptr, &c));
+  }
+  struct Case {
+    std::string root;
+    const ServerKey* key;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {enc, &other, "wrong server key?"},
+      {plain, &key, "not encrypted, but a server key was given"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.expect);
+    OpenResult r;
+    IoFaultInjector::Arm(IoOp::kRead, 1, IoFault::kEIO, ".metadata");
+    Status s = fs::OpenBlockManager(test::OpenOptions({tc.root}, tc.key), &r);
+    const bool fired = IoFaultInjector::Fired();
+    IoFaultInjector::Disarm();
+    ASSERT_TRUE(fired);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(OpenResult::Failure::kUsage, r.failure);
+    EXPECT_NE(std::string::npos, s.ToString().find(tc.expect)) << s.ToString();
+    EXPECT_NE(std::string::npos, s.ToString().find("in all 3 containers")) << s.ToString();
+    EXPECT_EQ(nullptr, r.block_map);
+  }
 }
 
 TEST(BlockManagerOpenUsageTest, EmptyDirOpensWithZeroContainers) {

@@ -117,7 +117,7 @@ class RepairTest : public ::testing::TestWithParam<bool> {
     write(d1, 10, data_size_, &h2);
     // A leftover of an interrupted rewrite.
     ASSERT_OK(test::WriteStringToFile(
-        test::ContainerIdFor(9).insert(0, d1 + "/data/") + ".metadata.tmp.q1W2e3", "half"));
+        test::ContainerIdFor(9).insert(0, d1 + "/data/") + ".metadata.kudutmp.q1W2e3", "half"));
   }
 
   const std::set<uint64_t> kLive = {1, 2, 10, 11, 20, 43, 51, 53, 61, 62, 63};

@@ -108,6 +108,21 @@ class ToolCheckTest : public ::testing::Test {
     EXPECT_NE(std::string::npos, lines[0].find(what)) << lines[0];
   }
 
+  // A missing required flag: exit 2, nothing on stdout, the action's help
+  // on stderr (as Kudu's tool prints it), then one error line naming `what`.
+  void ExpectUsageErrorWithHelp(const std::vector<std::string>& args, const std::string& what) {
+    SCOPED_TRACE(what);
+    RunResult r = RunKudu(tmp_, args);
+    EXPECT_EQ(2, r.exit_status) << Describe(r);
+    EXPECT_EQ("", r.out);
+    EXPECT_EQ(0u, r.err.rfind("Usage: kudu " + args[0] + " " + args[1], 0)) << r.err;
+    std::vector<std::string> lines = Lines(r.err);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(1u, ErrorLines(r.err).size()) << r.err;
+    EXPECT_EQ(0u, lines.back().rfind("kudu: error:", 0)) << lines.back();
+    EXPECT_NE(std::string::npos, lines.back().find(what)) << lines.back();
+  }
+
   TempDir tmp_;
 };
 
@@ -216,6 +231,9 @@ TEST_F(ToolCheckTest, EncryptedDirsWithTheKeyInEitherForm) {
   EXPECT_EQ(Lines(expected_list).size(), j["live_blocks"].get<uint64_t>());
   EXPECT_EQ(20u, j["replay"]["containers_by_strategy"]["encrypted_inmemory"].get<uint64_t>());
 
+  // generate stored the key in the instance files (§1), where an open
+  // without --server_key_hex finds it: without them no key is anywhere.
+  for (const std::string& r : roots) ASSERT_OK(env::DeleteFile(env::JoinPath(r, "instance")));
   // Without the key, with the wrong key, a key of the wrong length, or not hex.
   ExpectUsageError({"fs", "check", "--fs_data_dirs=" + Join(roots)},
                    "file is encrypted but no server key was given");
@@ -341,7 +359,7 @@ TEST_F(ToolCheckTest, BadInput) {
                    tmp_.Join("missing"));
   ExpectUsageError({"fs", "check", "--fs_data_dirs=" + root + "," + tmp_.Join("nodata")},
                    tmp_.Join("nodata"));
-  ExpectUsageError({"fs", "check"}, "--fs_data_dirs");
+  ExpectUsageErrorWithHelp({"fs", "check"}, "--fs_data_dirs");
   ExpectUsageError({"fs", "check", "--fs_data_dirs=" + root, "--no_such_flag=1"}, "no_such_flag");
   ExpectUsageError({"fs", "check", "--fs_data_dirs=" + root, "--format=xml"}, "--format");
   ExpectUsageError({"fs", "check", "--fs_data_dirs=" + root,

@@ -44,7 +44,7 @@ std::string KuduBinary() {
 }
 
 RunResult RunProgram(const TempDir& tmp, const std::string& program,
-                     const std::vector<std::string>& args) {
+                     const std::vector<std::string>& args, const std::string& stdout_path) {
   static int counter = 0;
   const std::string out_path = tmp.Join("stdout." + std::to_string(counter));
   const std::string err_path = tmp.Join("stderr." + std::to_string(counter++));
@@ -54,7 +54,9 @@ RunResult RunProgram(const TempDir& tmp, const std::string& program,
   argv.push_back(nullptr);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 1, stdout_path.empty() ? out_path.c_str()
+                                                                : stdout_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   RunResult r;
   pid_t pid;
@@ -68,13 +70,14 @@ RunResult RunProgram(const TempDir& tmp, const std::string& program,
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   r.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  (void)ReadFileToString(out_path, &r.out);
+  if (stdout_path.empty()) (void)ReadFileToString(out_path, &r.out);
   (void)ReadFileToString(err_path, &r.err);
   return r;
 }
 
-RunResult RunKudu(const TempDir& tmp, const std::vector<std::string>& args) {
-  return RunProgram(tmp, KuduBinary(), args);
+RunResult RunKudu(const TempDir& tmp, const std::vector<std::string>& args,
+                  const std::string& stdout_path) {
+  return RunProgram(tmp, KuduBinary(), args, stdout_path);
 }
 
 std::string Describe(const RunResult& r) {

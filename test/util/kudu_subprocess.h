@@ -39,9 +39,12 @@ struct RunResult {
 
 // Runs `program args...` (looked up on $PATH), stdout and stderr captured
 // through files in `tmp`.
+// With `stdout_path` set, standard output goes to that file instead (for
+// example /dev/full) and `out` stays empty.
 RunResult RunProgram(const TempDir& tmp, const std::string& program,
-                     const std::vector<std::string>& args);
-RunResult RunKudu(const TempDir& tmp, const std::vector<std::string>& args);
+                     const std::vector<std::string>& args, const std::string& stdout_path = "");
+RunResult RunKudu(const TempDir& tmp, const std::vector<std::string>& args,
+                  const std::string& stdout_path = "");
 
 // "exit N / stdout / stderr", for assertion messages.
 std::string Describe(const RunResult& r);

@@ -40,13 +40,16 @@ bool StripSuffix(const std::string& s, const std::string& suffix, std::string* b
 }  // namespace
 
 Status ReadMetadataRecords(const std::string& path, const ServerKey* key,
-                           std::vector<BlockRecordPB>* records) {
+                           std::vector<BlockRecordPB>* records, std::vector<uint64_t>* offsets,
+                           uint32_t* version) {
   records->clear();
+  if (offsets != nullptr) offsets->clear();
   std::unique_ptr<RandomAccessFile> file;
   RETURN_NOT_OK(RandomAccessFile::Open(path, key, &file));
   FileRecordSource source(file.get());
   PbContainerRecordReader<FileRecordSource> reader(&source);
   RETURN_NOT_OK(reader.ReadHeaders("kudu.BlockRecordPB"));
+  if (version != nullptr) *version = reader.version();
   while (true) {
     Slice body;
     Status s = reader.ReadNextRecord(&body);
@@ -58,6 +61,7 @@ Status ReadMetadataRecords(const std::string& path, const ServerKey* key,
                                 std::to_string(reader.record_offset()) + " does not parse");
     }
     records->push_back(std::move(r));
+    if (offsets != nullptr) offsets->push_back(reader.record_offset());
   }
   return Status::OK();
 }

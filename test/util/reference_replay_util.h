@@ -35,9 +35,11 @@ namespace test {
 
 // Every record of the metadata file at `path`, in file order. Any framing
 // problem (including a partial trailing record) is an error here: files
-// written by the writer must be clean.
+// written by the writer must be clean. `offsets`, when given, receives each
+// record's raw offset, and `version` the file's container version.
 Status ReadMetadataRecords(const std::string& path, const ServerKey* key,
-                           std::vector<BlockRecordPB>* records);
+                           std::vector<BlockRecordPB>* records,
+                           std::vector<uint64_t>* offsets = nullptr, uint32_t* version = nullptr);
 
 struct ReferenceBlock {
   std::string container_id;

@@ -18,6 +18,7 @@
 // BlockId: the 64-bit identity of a block, unique across a server.
 #pragma once
 
+#include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -30,11 +31,21 @@ class BlockId {
   constexpr explicit BlockId(uint64_t id) : id_(id) {}
 
   uint64_t id() const { return id_; }
-  // 16 lowercase hex digits, as `kudu fs list` prints it.
+  // As Kudu prints a block id everywhere (BlockId::ToString): decimal,
+  // zero-padded to at least 16 digits, so operators can grep one form.
   std::string ToString() const {
-    char buf[17];
-    std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(id_));
-    return buf;
+    char buf[kMaxFormattedLength + 1];
+    return std::string(buf, Format(id_, buf));
+  }
+
+  // The longest ToString(): 2^64-1 has 20 decimal digits.
+  static constexpr int kMaxFormattedLength = 20;
+
+  // Writes ToString()'s digits (no terminator needed by the caller, one is
+  // written) into `buf`, which holds kMaxFormattedLength + 1 bytes, and
+  // returns their count: for printers of many ids that must not allocate.
+  static int Format(uint64_t id, char* buf) {
+    return std::snprintf(buf, kMaxFormattedLength + 1, "%016" PRIu64, id);
   }
 
   bool operator==(const BlockId& o) const { return id_ == o.id_; }

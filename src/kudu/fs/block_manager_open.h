@@ -21,7 +21,16 @@
 // replay policy, the local live maps merged into one block map, and every
 // problem collected for the report. Optionally followed by repair.
 //
+// This file is the orchestration; each concern has its own file:
+//   container_listing.h       dirs checked, data/ listed, files paired, sorted by path
+//   key_probe.h               a missing, wrong or superfluous key, said once
+//   container_load.h          per container: size checks, open, replay, counts, class
+//   container_classification.h  incomplete / full / dead / low-live, from numbers
+//   block_merge.h             per-thread merge batches, duplicate ids
+//   final_merges.h            the replay threads' last merges, shared
+//
 //   for each root:    <root>/data/ listed, <id>.data + <id>.metadata paired
+//   before replay:    key probe (a usage error instead of one failure per file)
 //   per container:    incomplete?  → recorded, not replayed
 //                     otherwise    → ContainerReplayer (one per pool thread,
 //                                    one ByteBudget and ReplayStats for all)
@@ -46,10 +55,13 @@
 
 #include "kudu/fs/block_map.h"
 #include "kudu/fs/container_info.h"
+#include "kudu/fs/container_listing.h"
 #include "kudu/fs/metadata_readahead.h"
 #include "kudu/fs/metadata_replay_strategy.h"
+#include "kudu/fs/prepare_data_dirs.h"
 #include "kudu/fs/repair.h"
 #include "kudu/fs/replay_policy.h"
+#include "kudu/fs/replay_stats.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
 
@@ -85,28 +97,14 @@ struct BlockManagerOpenOptions {
   bool repair = false;
 };
 
-// Replay statistics of one open (a copy of the shared ReplayStats).
-struct ReplayStatsSnapshot {
-  uint64_t containers_by_strategy[static_cast<int>(ReplayStrategyKind::kNumKinds)] = {};
-  uint64_t fallbacks = 0;
-  uint64_t metadata_read_syscalls = 0;
-  uint64_t metadata_bytes_read = 0;
-  uint64_t records = 0;
-  uint64_t budget_waits = 0;
-  uint64_t budget_wait_timeouts = 0;
+// Replay statistics of one open: the shared ReplayStats' counters as the
+// open ended, and what the budget and read-ahead say about the whole open.
+struct ReplayStatsSnapshot : ReplayCounters {
   uint64_t peak_buffer_bytes = 0;
   uint64_t memory_budget_bytes = 0;
-  // Read-ahead: the mode that ran (uring falls back to fadvise when
-  // io_uring is unavailable), files and bytes read ahead, read-aheads
-  // skipped (budget short) or failed, replay reads served from read-ahead
-  // memory (uring; not system calls).
+  // The read-ahead mode that ran (uring falls back to fadvise when io_uring
+  // is unavailable).
   ReadaheadMode readahead_mode = ReadaheadMode::kNone;
-  uint64_t readahead_files = 0;
-  uint64_t readahead_bytes = 0;
-  uint64_t readahead_skipped = 0;
-  uint64_t readahead_failed = 0;
-  uint64_t prefetched_reads = 0;
-  uint64_t direct_reads = 0;  // metadata reads that bypassed the page cache
 };
 
 struct OpenTiming {
@@ -121,6 +119,7 @@ struct OpenResult {
     kNone,
     kUsage,         // a bad dir or key: nothing about the on-disk state (exit 2)
     kInconsistent,  // corruption, I/O error, duplicate id, missing data (exit 1)
+    kInstance,      // an on-disk instance problem, before any report (exit 1)
   };
   Status status;
   Failure failure = Failure::kNone;
@@ -132,8 +131,11 @@ struct OpenResult {
   // Every container found, sorted by path (so reports are deterministic
   // whatever the thread timing).
   std::vector<ContainerInfo> containers;
-  // <id>.metadata.tmp.XXXXXX files found (full paths, sorted).
+  // Temporary files found (full paths, sorted): prepared->temp_files.found.
   std::vector<std::string> leftover_tmp_files;
+  // Instance files, locks (held while this lives), temporary files; null when
+  // the open stopped before them.
+  std::unique_ptr<PreparedDataDirs> prepared;
 
   // Published only when the open succeeded; null otherwise.
   std::unique_ptr<BlockMap> block_map;
@@ -154,9 +156,6 @@ struct OpenResult {
 // problem (in container path, offset order). Even on failure `result`
 // describes every container, so a check reports them all.
 Status OpenBlockManager(const BlockManagerOpenOptions& opts, OpenResult* result);
-
-// The container id for a data file / metadata file name in data/, or false.
-bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_metadata);
 
 }  // namespace fs
 }  // namespace kudu

@@ -79,7 +79,7 @@ struct BlockWorkloadResult {
 // (LogWritableBlockManager::AbandonUnfinished) and the error returned.
 Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* result);
 
-// "<16 hex id> <container id> <offset> <length>": one line of `kudu fs list`.
+// "<block id> <container id> <offset> <length>": one line of `kudu fs list`.
 std::string FormatBlockLine(const GeneratedBlock& b);
 
 }  // namespace fs

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kudu/fs/container_replay_state.h"
@@ -102,6 +103,10 @@ struct ContainerInfo {
 
   // Fatal problems, sorted by offset once the open ends.
   std::vector<ContainerProblem> problems;
+  void AddProblem(ContainerProblem::Kind kind, const std::string& file, uint64_t offset,
+                  Status status, uint64_t block_id = 0) {
+    problems.push_back(ContainerProblem{kind, file, offset, std::move(status), block_id});
+  }
   bool fatal() const { return !problems.empty(); }
   // Counted in the report's `containers`: found and not incomplete.
   bool counted() const { return !incomplete; }

@@ -25,13 +25,16 @@
 #include <utility>
 
 #include "kudu/util/env.h"
+#include "kudu/util/flag_validators.h"
 
 // Kudu's names and defaults, defined next to the code that obeys them.
 DEFINE_uint64(log_container_max_size, 10ULL * 1024 * 1024 * 1024,
               "Maximum size (soft) of a log block container: once its next write offset "
               "reaches this, no new block goes into it");
+DEFINE_validator(log_container_max_size, &kudu::flags::ValidatePositiveU64);
 DEFINE_int64(log_container_max_blocks, -1,
              "Maximum number of blocks (soft) of a log block container; -1 means unlimited");
+DEFINE_validator(log_container_max_blocks, &kudu::flags::ValidateBlockLimit);
 
 namespace kudu {
 namespace fs {

@@ -17,6 +17,7 @@
 
 #include "kudu/fs/fs_report.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <set>
@@ -86,9 +87,78 @@ json RepairsJson(const RepairSummary& s) {
               {"containers_skipped", s.containers_skipped}};
 }
 
+// Left empty, the first data root stands in (see FsReportRoots).
+std::string RootOr(const std::string& root, const OpenResult& r) {
+  if (!root.empty()) return root;
+  return r.data_dirs.empty() ? std::string() : r.data_dirs[0];
+}
+
+// What the open found before any replay (prepare_data_dirs.h): locks it
+// could not take, entries with the temporary-file infix that are not
+// regular files, and a temporary file it could not delete.
+void AddPreparedDirsJson(const OpenResult& r, json* j) {
+  json unexpected = json::array(), unlocked = json::array(), errors = json::array();
+  if (r.prepared != nullptr) {
+    for (const std::string& f : r.prepared->temp_files.unexpected) unexpected.push_back(f);
+    for (const UnlockedDir& u : r.prepared->unlocked_dirs) {
+      unlocked.push_back(json{{"dir", u.dir}, {"message", u.message}});
+    }
+    const TemporaryFiles& t = r.prepared->temp_files;
+    if (!t.failure.ok()) {
+      errors.push_back(json{{"path", t.failed_path},
+                            {"step", kTemporaryFilesStep},
+                            {"message", t.failure.ToString()}});
+    }
+  }
+  (*j)["unexpected_files"] = unexpected.size();
+  (*j)["unlocked_dirs"] = unlocked.size();
+  json& entries = (*j)["entries"];
+  entries["unexpected_files"] = unexpected;
+  entries["unlocked_dirs"] = unlocked;
+  // The deletion of temporary files is the first repair step: its error
+  // comes before any other.
+  json& all_errors = entries["repair_errors"];
+  if (!all_errors.is_array()) all_errors = json::array();
+  all_errors.insert(all_errors.begin(), errors.begin(), errors.end());
+  (*j)["repair_errors"] = all_errors.size();
+}
+
+std::string PreparedDirsText(const OpenResult& r) {
+  if (r.prepared == nullptr) return "";
+  const TemporaryFiles& t = r.prepared->temp_files;
+  std::ostringstream o;
+  const bool read_write = r.repaired;
+  for (const std::string& f : t.found) {
+    const bool kept = std::find(t.only_copies.begin(), t.only_copies.end(), f) !=
+                      t.only_copies.end();
+    o << "Temporary file " << f;
+    if (kept && read_write) {
+      o << " (kept: its container's .metadata file does not exist, so it may be the only copy "
+           "of that container's records; a Kudu server starting on this dir, in any mode, "
+           "deletes it)";
+    }
+    o << "\n";
+  }
+  for (const std::string& f : t.unexpected) o << "Unexpected file " << f << "\n";
+  for (const UnlockedDir& u : r.prepared->unlocked_dirs) {
+    o << "Unlocked dir " << u.dir << ": " << u.message << "\n";
+  }
+  if (!t.failure.ok()) {
+    o << "Repair error (" << kTemporaryFilesStep << ") " << t.failed_path << ": "
+      << t.failure.ToString() << "\n";
+  }
+  return o.str();
+}
+
 }  // namespace
 
-json FsReportJson(const OpenResult& r) {
+std::string FsReportStatus(const OpenResult& r) {
+  if (!r.ok()) return r.status.ToString();
+  if (r.repaired && !r.repairs.status.ok()) return "repair failed: " + r.repairs.status.ToString();
+  return "OK";
+}
+
+json FsReportJson(const OpenResult& r, const FsReportRoots& roots) {
   const FsReportTotals t = ComputeReportTotals(r);
   json malformed = json::array(), partial = json::array(), incomplete = json::array(),
        corruption = json::array(), dead = json::array(), low_live = json::array();
@@ -128,8 +198,10 @@ json FsReportJson(const OpenResult& r) {
   for (const std::string& f : r.leftover_tmp_files) leftovers.push_back(f);
 
   json j = {
-      {"ok", r.ok()},
-      {"status", r.ok() ? std::string("OK") : r.status.ToString()},
+      {"ok", FsReportStatus(r) == "OK"},
+      {"status", FsReportStatus(r)},
+      {"wal_dir", RootOr(roots.wal_dir, r)},
+      {"metadata_dir", RootOr(roots.metadata_dir, r)},
       {"data_dirs", r.data_dirs},
       {"encrypted", r.encrypted},
       {"containers", t.containers},
@@ -160,10 +232,11 @@ json FsReportJson(const OpenResult& r) {
        {{"wall_s", r.timing.wall_s}, {"user_s", r.timing.user_s}, {"sys_s", r.timing.sys_s}}},
   };
   if (r.repaired) j["repairs"] = RepairsJson(r.repairs);
+  AddPreparedDirsJson(r, &j);
   return j;
 }
 
-std::string FsReportText(const OpenResult& r) {
+std::string FsReportText(const OpenResult& r, const FsReportRoots& roots) {
   const FsReportTotals t = ComputeReportTotals(r);
   const bool rep = r.repaired;
   const RepairSummary& s = r.repairs;
@@ -173,6 +246,8 @@ std::string FsReportText(const OpenResult& r) {
   std::ostringstream o;
   o << "FS layout report\n";
   o << "----------------\n";
+  o << "wal directory: " << RootOr(roots.wal_dir, r) << "\n";
+  o << "metadata directory: " << RootOr(roots.metadata_dir, r) << "\n";
   o << r.data_dirs.size() << " data directories:";
   for (size_t i = 0; i < r.data_dirs.size(); i++) o << (i ? ", " : " ") << r.data_dirs[i];
   o << "\n";
@@ -219,6 +294,8 @@ std::string FsReportText(const OpenResult& r) {
     }
   }
 
+  o << PreparedDirsText(r);
+
   const ReplayStatsSnapshot& st = r.replay;
   auto by = [&](ReplayStrategyKind k) { return st.containers_by_strategy[static_cast<int>(k)]; };
   o << "\nMetadata replay\n";
@@ -240,7 +317,7 @@ std::string FsReportText(const OpenResult& r) {
     o << "Repair: " << (s.status.ok() ? std::string("OK") : s.status.ToString()) << " ("
       << s.containers_skipped << " containers with fatal problems left alone)\n";
   }
-  o << "\nStatus: " << (r.ok() ? std::string("OK") : r.status.ToString()) << "\n";
+  o << "\nStatus: " << FsReportStatus(r) << "\n";
   return o.str();
 }
 

@@ -51,12 +51,24 @@ struct FsReportTotals {
 
 FsReportTotals ComputeReportTotals(const OpenResult& r);
 
+// The roots that are not data roots, as the directory flags resolved them.
+// Left empty, the first data root stands in for both (a WAL root named by
+// --fs_data_dirs alone).
+struct FsReportRoots {
+  std::string wal_dir;
+  std::string metadata_dir;
+};
+
+// The report's `status`: "OK" only when the tool exits 0. Otherwise the
+// first fatal problem, or, with none, why the repair failed.
+std::string FsReportStatus(const OpenResult& r);
+
 // The JSON report: every key of the tool contract, plus "repairs" when the
 // open ran with repair.
-nlohmann::json FsReportJson(const OpenResult& r);
+nlohmann::json FsReportJson(const OpenResult& r, const FsReportRoots& roots = {});
 
 // The text report.
-std::string FsReportText(const OpenResult& r);
+std::string FsReportText(const OpenResult& r, const FsReportRoots& roots = {});
 
 }  // namespace fs
 }  // namespace kudu

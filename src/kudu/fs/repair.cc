@@ -18,13 +18,9 @@
 #include "kudu/fs/repair.h"
 
 #include <glog/logging.h>
-#include <unistd.h>
 
-#include <atomic>
-#include <chrono>
+#include <cerrno>
 #include <memory>
-#include <random>
-#include <set>
 
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/live_record_scan.h"
@@ -37,8 +33,6 @@ namespace kudu {
 namespace fs {
 
 namespace {
-
-constexpr char kTmpInfix[] = ".metadata.tmp.";
 
 // Deletes a container's files, data first: a crash in between leaves a
 // metadata file without data and without live blocks, which the next open
@@ -87,7 +81,7 @@ Status RewriteLowLiveMetadata(const ContainerInfo& c, const ServerKey* key, Repl
                                 " when opened; not rewriting it");
   }
 
-  const std::string tmp = NewTempMetadataPath(c.metadata_path);
+  std::string tmp;
   WriteEncryption enc;
   enc.server_key = key;
   enc.algorithm = scan.algorithm;
@@ -97,8 +91,14 @@ Status RewriteLowLiveMetadata(const ContainerInfo& c, const ServerKey* key, Repl
   }
   auto write_tmp = [&]() -> Status {
     std::unique_ptr<PbContainerWriter> w;
-    RETURN_NOT_OK(LogBlockContainerWriter::CreateMetadataFile(tmp, CreateMode::kCreateNew, enc,
-                                                              scan.version, /*sync=*/false, &w));
+    // mkstemp's way: a name that exists is drawn again.
+    for (int attempt = 0;; attempt++) {
+      tmp = NewTempFilePath(c.metadata_path);
+      Status c = LogBlockContainerWriter::CreateMetadataFile(tmp, CreateMode::kCreateNew, enc,
+                                                             scan.version, /*sync=*/false, &w);
+      if (c.ok()) break;
+      if (c.posix_code() != EEXIST || attempt == kTempFileNameAttempts) return c;
+    }
     if (!framed.empty()) RETURN_NOT_OK(w->AppendFramed(Slice(framed)));
     RETURN_NOT_OK(w->Sync());
     return w->Close();
@@ -106,9 +106,9 @@ Status RewriteLowLiveMetadata(const ContainerInfo& c, const ServerKey* key, Repl
   s = write_tmp();
   if (s.ok()) s = env::RenameFile(tmp, c.metadata_path);
   if (!s.ok()) {
-    // Best effort; a leftover is ignored by the open and deleted by the
-    // next repair.
-    env::DeleteFile(tmp);
+    // Best effort; a leftover is never read, and the next read-write open
+    // (ours or Kudu's) deletes it.
+    if (!tmp.empty()) env::DeleteFile(tmp);
     return s.CloneAndPrepend("repair: rewrite of " + c.metadata_path);
   }
   RETURN_NOT_OK_PREPEND(env::SyncDir(env::DirName(c.metadata_path)), "repair: sync dir");
@@ -117,43 +117,19 @@ Status RewriteLowLiveMetadata(const ContainerInfo& c, const ServerKey* key, Repl
 
 }  // namespace
 
-std::string NewTempMetadataPath(const std::string& metadata_path) {
-  static const char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  static std::atomic<uint64_t> counter{0};
-  std::mt19937_64 rng(static_cast<uint64_t>(
-                          std::chrono::steady_clock::now().time_since_epoch().count()) ^
-                      (static_cast<uint64_t>(getpid()) << 32) ^ counter.fetch_add(1));
-  std::string suffix(6, 'x');
-  for (char& ch : suffix) ch = kChars[rng() % (sizeof(kChars) - 1)];
-  return metadata_path + ".tmp." + suffix;
-}
-
-bool IsTempMetadataName(const std::string& name, std::string* id) {
-  const size_t pos = name.find(kTmpInfix);
-  if (pos == std::string::npos) return false;
-  *id = name.substr(0, pos);
-  return LogBlockContainerWriter::IsValidId(*id) && name.size() > pos + sizeof(kTmpInfix) - 1;
-}
-
 Status RepairContainers(const RepairInput& in, RepairSummary* summary) {
   *summary = RepairSummary();
   auto fail = [&](Status s) {
     summary->status = s;
     return s;
   };
-  if (in.leftover_tmp_files != nullptr) {
-    for (const std::string& tmp : *in.leftover_tmp_files) {
-      Status s = env::DeleteFile(tmp);
-      if (!s.ok() && !s.IsNotFound()) return fail(s.CloneAndPrepend("repair: delete leftover"));
-      summary->leftover_tmp_files_deleted++;
-      LOG(INFO) << "Repair: deleted leftover " << tmp;
+  if (in.temporary_files != nullptr) {
+    // Deleted by the open, before the replay; the first step of the repair.
+    const TemporaryFiles& t = *in.temporary_files;
+    if (!t.failure.ok()) {
+      return fail(t.failure.CloneAndPrepend("repair: delete temporary file " + t.failed_path));
     }
-    std::set<std::string> dirs;
-    for (const std::string& tmp : *in.leftover_tmp_files) dirs.insert(env::DirName(tmp));
-    for (const std::string& dir : dirs) {
-      Status s = env::SyncDir(dir);
-      if (!s.ok()) return fail(s.CloneAndPrepend("repair: sync dir"));
-    }
+    summary->leftover_tmp_files_deleted = t.deleted.size();
   }
   if (in.containers == nullptr) return Status::OK();
   for (const ContainerInfo& c : *in.containers) {

@@ -17,13 +17,16 @@
 
 // Repair of what the open found (only with --repair: a plain open never
 // writes). Each repair is one of:
-//   - delete leftover <id>.metadata.tmp.XXXXXX files of an interrupted rewrite;
+//   - count the temporary files the open deleted before the replay
+//     (prepare_data_dirs.h), or stop when one could not be deleted;
 //   - delete an incomplete container (data file first, then metadata);
 //   - delete a dead full container (data file first, then metadata);
 //   - truncate a partial trailing record (metadata truncated at its offset);
 //   - rewrite a low-live full container's metadata with only its live CREATE
-//     records: <id>.metadata.tmp.XXXXXX with the same container version and
-//     encryption, fsync, rename over the original, fsync the dir.
+//     records: <id>.metadata.kudutmp.XXXXXX (Kudu's name for it, so that
+//     either side's open deletes the other's leftover) with the same
+//     container version and encryption, fsync, rename over the original,
+//     fsync the dir.
 // Containers with a fatal problem (corruption, I/O error, a duplicate id, a
 // missing data file) are never touched: what is wrong there is for an
 // operator to look at.
@@ -38,7 +41,7 @@
 //   - a truncate removes only bytes past the last valid record; it either
 //     happened or not.
 //   - the rewrite never modifies the original: until the rename the old
-//     file is in place (and a leftover .tmp is ignored); rename(2) replaces
+//     file is in place (and a leftover .kudutmp is never read); rename(2) replaces
 //     it atomically with a synced file holding the same live set.
 #pragma once
 
@@ -48,6 +51,7 @@
 
 #include "kudu/fs/container_info.h"
 #include "kudu/fs/replay_stats.h"
+#include "kudu/fs/temp_files.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
 
@@ -69,7 +73,9 @@ struct RepairSummary {
 struct RepairInput {
   const ServerKey* server_key = nullptr;
   const std::vector<ContainerInfo>* containers = nullptr;
-  const std::vector<std::string>* leftover_tmp_files = nullptr;
+  // What the open did with the temporary files: a failed deletion stops
+  // every repair. May be null.
+  const TemporaryFiles* temporary_files = nullptr;
   // Read syscalls and bytes of the rescans of rewritten containers are added
   // here (so the run's totals still match strace); may be null.
   ReplayStats* stats = nullptr;
@@ -79,11 +85,8 @@ struct RepairInput {
 // its error; `summary` counts what was done until then.
 Status RepairContainers(const RepairInput& input, RepairSummary* summary);
 
-// A fresh "<metadata_path>.tmp.XXXXXX" name.
-std::string NewTempMetadataPath(const std::string& metadata_path);
-// Whether `name` (a file name in data/) is a leftover of a rewrite, and of
-// which container id.
-bool IsTempMetadataName(const std::string& name, std::string* id);
+// The repair step a failure belongs to, for the report's repair_errors.
+constexpr char kTemporaryFilesStep[] = "temporary_files";
 
 }  // namespace fs
 }  // namespace kudu

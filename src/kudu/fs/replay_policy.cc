@@ -22,6 +22,7 @@
 #include <algorithm>
 
 #include "kudu/fs/replay_window.h"
+#include "kudu/util/flag_validators.h"
 
 DEFINE_string(log_container_metadata_replay_strategy, "auto",
               "How log block container metadata is replayed at startup: 'auto' lets the "
@@ -44,6 +45,7 @@ DEFINE_uint64(log_container_metadata_replay_budget_wait_ms, 1000,
               "replays with bounded memory instead. Waiting wins: an in-memory replay "
               "releases its bytes within milliseconds, while streaming a large file costs "
               "two system calls per record.");
+DEFINE_validator(log_container_metadata_replay_budget_wait_ms, &kudu::flags::ValidateWaitMs);
 DEFINE_string(log_container_metadata_replay_direct_io, "cold",
               "How the in-memory metadata replay reads a file. 'cold': a file of at least "
               "256 KiB that is not all in the page cache (cachestat(2), Linux 6.5+) is read "

@@ -15,8 +15,12 @@
 // specific language governing permissions and limitations
 // under the License.
 
-// Counters of one block manager open's metadata replay, shared by every
-// replay thread (relaxed atomics: they are read once the threads are done).
+// Counters of one block manager open's metadata replay. ReplayStats is
+// shared by every replay thread (relaxed atomics: they are read once the
+// threads are done); ReplayCounters is the same set as plain numbers, what
+// a snapshot of it holds and what sums of opens add up. The counters are
+// listed once, below, so the two types and the copy between them cannot
+// drift apart.
 #pragma once
 
 #include <atomic>
@@ -26,35 +30,81 @@
 
 namespace kudu {
 
-struct ReplayStats {
+// Every counter but the per-strategy container counts, each once:
+//   fallbacks               accelerated replays that did not end cleanly
+//                           and were redone with Streaming
+//   metadata_read_syscalls, metadata_bytes_read
+//                           read system calls and bytes on metadata files
+//                           (the file layer's counts)
+//   records                 valid records delivered, the fallback's
+//                           replays included
+//   budget_waits, budget_wait_timeouts
+//                           containers that waited for memory budget, and
+//                           waits that timed out
+//   readahead_files, readahead_bytes
+//                           metadata files read ahead (metadata_readahead.h)
+//                           and their bytes
+//   readahead_skipped       read-aheads skipped: the budget was short (uring)
+//   readahead_failed        read-aheads that failed (the replay then reads
+//                           the file itself)
+//   prefetched_reads        replay reads served from read-ahead memory (no
+//                           system call)
+//   direct_reads            metadata reads past the page cache
+#define KUDU_REPLAY_COUNTERS(X) \
+  X(fallbacks)                  \
+  X(metadata_read_syscalls)     \
+  X(metadata_bytes_read)        \
+  X(records)                    \
+  X(budget_waits)               \
+  X(budget_wait_timeouts)       \
+  X(readahead_files)            \
+  X(readahead_bytes)            \
+  X(readahead_skipped)          \
+  X(readahead_failed)           \
+  X(prefetched_reads)           \
+  X(direct_reads)
+
+struct ReplayCounters {
   static constexpr int kKinds = static_cast<int>(ReplayStrategyKind::kNumKinds);
 
   // Containers by the strategy the policy chose first.
+  uint64_t containers_by_strategy[kKinds] = {};
+#define KUDU_REPLAY_COUNTER_FIELD(name) uint64_t name = 0;
+  KUDU_REPLAY_COUNTERS(KUDU_REPLAY_COUNTER_FIELD)
+#undef KUDU_REPLAY_COUNTER_FIELD
+
+  ReplayCounters& operator+=(const ReplayCounters& o) {
+    for (int k = 0; k < kKinds; k++) containers_by_strategy[k] += o.containers_by_strategy[k];
+#define KUDU_REPLAY_COUNTER_ADD(name) name += o.name;
+    KUDU_REPLAY_COUNTERS(KUDU_REPLAY_COUNTER_ADD)
+#undef KUDU_REPLAY_COUNTER_ADD
+    return *this;
+  }
+};
+
+struct ReplayStats {
+  static constexpr int kKinds = ReplayCounters::kKinds;
+
   std::atomic<uint64_t> containers_by_strategy[kKinds] = {};
-  // Accelerated replays that did not end cleanly and were redone with Streaming.
-  std::atomic<uint64_t> fallbacks{0};
-  // Read system calls and bytes on metadata files (the file layer's counts).
-  std::atomic<uint64_t> metadata_read_syscalls{0};
-  std::atomic<uint64_t> metadata_bytes_read{0};
-  // Valid records delivered, the fallback's replays included.
-  std::atomic<uint64_t> records{0};
-  // Containers that waited for memory budget, and waits that timed out.
-  std::atomic<uint64_t> budget_waits{0};
-  std::atomic<uint64_t> budget_wait_timeouts{0};
-  // Read-ahead (fs/metadata_readahead.h): metadata files read ahead, and
-  // their bytes; read-aheads skipped because the budget was short (uring),
-  // or that failed (the replay then reads the file itself); replay reads
-  // served from read-ahead memory (no system call).
-  std::atomic<uint64_t> readahead_files{0};
-  std::atomic<uint64_t> readahead_bytes{0};
-  std::atomic<uint64_t> readahead_skipped{0};
-  std::atomic<uint64_t> readahead_failed{0};
-  std::atomic<uint64_t> prefetched_reads{0};
-  std::atomic<uint64_t> direct_reads{0};  // metadata reads past the page cache
+#define KUDU_REPLAY_COUNTER_ATOMIC(name) std::atomic<uint64_t> name{0};
+  KUDU_REPLAY_COUNTERS(KUDU_REPLAY_COUNTER_ATOMIC)
+#undef KUDU_REPLAY_COUNTER_ATOMIC
 
   void Add(std::atomic<uint64_t>& c, uint64_t n) { c.fetch_add(n, std::memory_order_relaxed); }
   uint64_t containers(ReplayStrategyKind k) const {
     return containers_by_strategy[static_cast<int>(k)].load();
+  }
+
+  // Every counter as it is now.
+  ReplayCounters Snapshot() const {
+    ReplayCounters c;
+    for (int k = 0; k < kKinds; k++) {
+      c.containers_by_strategy[k] = containers_by_strategy[k].load(std::memory_order_relaxed);
+    }
+#define KUDU_REPLAY_COUNTER_LOAD(name) c.name = name.load(std::memory_order_relaxed);
+    KUDU_REPLAY_COUNTERS(KUDU_REPLAY_COUNTER_LOAD)
+#undef KUDU_REPLAY_COUNTER_LOAD
+    return c;
   }
 };
 

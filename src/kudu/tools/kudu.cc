@@ -15,36 +15,74 @@
 // specific language governing permissions and limitations
 // under the License.
 
-// The `kudu` program: `kudu fs check|list|generate|bench`.
+// The `kudu` program: `kudu <group> <action> [flags] [arguments]`, with the
+// groups, actions and flags of Kudu's own tool where they exist.
 //
 // Flags are parsed here rather than by gflags::ParseCommandLineFlags because
 // gflags exits with status 1 on an unknown or malformed flag, and the tool
-// contract gives usage errors status 2.
+// contract gives usage errors status 2; parsing here also lets each action
+// refuse the flags it does not take.
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "kudu/tools/tool_action.h"
+#include "kudu/util/flag_validators.h"
 
 namespace kudu {
 namespace tools {
 namespace {
 
-void PrintUsage(std::ostream& out) {
-  out << "Usage: kudu <group> <action> [--flag=value ...]\n\nActions:\n";
-  for (const ToolAction& a : RegisteredToolActions()) {
-    out << "  " << a.group << " " << a.name << "\t" << a.summary << "\n";
+constexpr char kVersion[] = "1.0.0";
+
+struct Group {
+  const char* name;
+  const char* summary;
+};
+constexpr Group kGroups[] = {
+    {"fs", "Operate on a local Kudu filesystem"},
+    {"pbc", "Operate on PBC (protobuf container) files"},
+};
+
+const Group* FindGroup(const std::string& name) {
+  for (const Group& g : kGroups) {
+    if (name == g.name) return &g;
   }
-  out << "\n--helpfull lists every flag.\n";
+  return nullptr;
+}
+
+void PrintGroups(std::ostream& out) {
+  out << "Usage: kudu <command> [<args>]\n\n<command> can be one of the following:\n";
+  for (const Group& g : kGroups) out << "  " << g.name << "\t" << g.summary << "\n";
+  out << "\n'kudu <command> --help' lists its actions; --helpfull lists every flag; "
+         "--version prints the version.\n";
+}
+
+void PrintGroup(const Group& g, std::ostream& out) {
+  out << "Usage: kudu " << g.name << " <command> [<args>]\n\n" << g.summary
+      << "\n\n<command> can be one of the following:\n";
+  for (const ToolAction& a : RegisteredToolActions()) {
+    if (a.group == g.name) out << "  " << a.name << "\t" << a.summary << "\n";
+  }
+  out << "\n'kudu " << g.name << " <command> --help' prints the command's flags.\n";
+}
+
+enum class Help { kNone, kContext, kFull, kVersion };
+
+// A project flag, as opposed to glog's and gflags' own (taken everywhere).
+bool IsProjectFlag(const gflags::CommandLineFlagInfo& info) {
+  return info.filename.find("kudu/") != std::string::npos;
 }
 
 // Parses `--name=value`, `--name value` (non-boolean flags), `--name` and
-// `--noname` (boolean flags). Positional arguments are returned in order.
-bool ParseFlags(int argc, char** argv, std::vector<std::string>* positional, bool* help,
-                bool* helpfull) {
+// `--noname` (boolean flags). Positional arguments are returned in order,
+// and the project flags given, in `given`.
+bool ParseFlags(int argc, char** argv, std::vector<std::string>* positional,
+                std::vector<std::string>* given, Help* help) {
   for (int i = 1; i < argc; i++) {
     std::string arg = argv[i];
     if (arg == "--") {
@@ -64,12 +102,16 @@ bool ParseFlags(int argc, char** argv, std::vector<std::string>* positional, boo
       value = body.substr(eq + 1);
       has_value = true;
     }
-    if (name == "help" || name == "h") {
-      *help = true;
+    if (name == "help" || name == "h" || name == "helpshort") {
+      if (*help == Help::kNone) *help = Help::kContext;
       continue;
     }
     if (name == "helpfull") {
-      *helpfull = true;
+      *help = Help::kFull;
+      continue;
+    }
+    if (name == "version") {
+      *help = Help::kVersion;
       continue;
     }
     gflags::CommandLineFlagInfo info;
@@ -97,10 +139,14 @@ bool ParseFlags(int argc, char** argv, std::vector<std::string>* positional, boo
         return false;
       }
     }
+    flags::FlagValidationFailure().clear();
     if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty()) {
-      UsageError("invalid value '" + value + "' for flag '--" + name + "' (" + info.type + ")");
+      const std::string& why = flags::FlagValidationFailure();
+      UsageError("invalid value '" + value + "' for flag '--" + name + "': " +
+                 (why.empty() ? "not a valid " + info.type : why));
       return false;
     }
+    if (IsProjectFlag(info)) given->push_back(name);
   }
   return true;
 }
@@ -109,30 +155,50 @@ int Main(int argc, char** argv) {
   FLAGS_logtostderr = true;
   FLAGS_minloglevel = 0;
   google::InitGoogleLogging(argv[0]);
-  gflags::SetUsageMessage("kudu fs check|list|generate|bench [flags]");
+  gflags::SetUsageMessage("kudu <command> [<args>]");
+  gflags::SetVersionString(kVersion);
 
-  std::vector<std::string> positional;
-  bool help = false, helpfull = false;
-  if (!ParseFlags(argc, argv, &positional, &help, &helpfull)) return kExitUsage;
-  if (helpfull) {
+  std::vector<std::string> positional, given;
+  Help help = Help::kNone;
+  if (!ParseFlags(argc, argv, &positional, &given, &help)) return kExitUsage;
+  if (help == Help::kVersion) {
+    std::cout << "kudu " << kVersion << "\n";
+    return kExitOk;
+  }
+  if (help == Help::kFull) {
     gflags::ShowUsageWithFlags(argv[0]);
     return kExitOk;
   }
-  if (positional.size() < 2) {
-    PrintUsage(help ? std::cout : std::cerr);
-    return help ? kExitOk : kExitUsage;
+  if (positional.empty()) {
+    PrintGroups(help == Help::kContext ? std::cout : std::cerr);
+    return help == Help::kContext ? kExitOk : UsageError("missing command");
   }
-  for (const ToolAction& a : RegisteredToolActions()) {
-    if (a.group == positional[0] && a.name == positional[1]) {
-      if (help) {
-        std::cout << "kudu " << a.group << " " << a.name << ": " << a.summary << "\n";
-        return kExitOk;
-      }
-      return a.run(std::vector<std::string>(positional.begin() + 2, positional.end()));
+  const Group* group = FindGroup(positional[0]);
+  if (group == nullptr) {
+    PrintGroups(std::cerr);
+    return UsageError("unknown command '" + positional[0] + "'");
+  }
+  if (positional.size() < 2) {
+    PrintGroup(*group, help == Help::kContext ? std::cout : std::cerr);
+    return help == Help::kContext ? kExitOk
+                                  : UsageError("missing " + positional[0] + " command");
+  }
+  const ToolAction* action = FindToolAction(positional[0], positional[1]);
+  if (action == nullptr) {
+    PrintGroup(*group, std::cerr);
+    return UsageError("unknown command '" + positional[0] + " " + positional[1] + "'");
+  }
+  if (help == Help::kContext) {
+    PrintActionUsage(*action, std::cout);
+    return kExitOk;
+  }
+  for (const std::string& flag : given) {
+    if (!ActionTakesFlag(*action, flag)) {
+      return UsageError("kudu " + action->group + " " + action->name + " does not take --" +
+                        flag + " (see kudu " + action->group + " " + action->name + " --help)");
     }
   }
-  PrintUsage(std::cerr);
-  return UsageError("unknown action '" + positional[0] + " " + positional[1] + "'");
+  return action->run(std::vector<std::string>(positional.begin() + 2, positional.end()));
 }
 
 }  // namespace

@@ -36,7 +36,6 @@
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 
-#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -52,23 +51,19 @@ DEFINE_bool(repair, false,
             "check: repair what can be repaired safely (truncate partial trailing records, "
             "delete incomplete and dead full containers, rewrite the metadata of full "
             "containers with few live blocks). Without it the check never writes.");
+DEFINE_string(columns, "block-id,container,offset,length",
+              "list: comma-separated columns to print, in order: block-id, container (the "
+              "container id), offset, length, data-file (the container's data file)");
 
 namespace kudu {
 namespace tools {
 namespace {
 
-// Everything before the open: flags, dirs, key. A failure is a usage error.
-Status PrepareOpen(fs::BlockManagerOpenOptions* opts, ServerKey* key) {
-  RETURN_NOT_OK(ParseDataDirs(&opts->data_dirs));
-  bool have_key = false;
-  RETURN_NOT_OK(LoadServerKey(key, &have_key));
-  opts->server_key = have_key ? key : nullptr;
-  RETURN_NOT_OK(ReplayPolicyOptions::FromFlags(&opts->policy));
-  RETURN_NOT_OK(fs::ReadaheadOptions::FromFlags(&opts->readahead));
-  if (opts->threads_per_dir < 1) {
-    return Status::InvalidArgument("--fs_max_thread_count_per_data_dir must be at least 1");
-  }
-  return Status::OK();
+// An on-disk instance problem: found before any report exists, so one line
+// on stderr and nothing on stdout.
+int InstanceError(const Status& s) {
+  std::cerr << "kudu: error: " << s.ToString() << std::endl;
+  return kExitInconsistent;
 }
 
 int RunCheck(const std::vector<std::string>& args) {
@@ -78,8 +73,10 @@ int RunCheck(const std::vector<std::string>& args) {
   if (!s.ok()) return UsageError(s.message());
   fs::BlockManagerOpenOptions opts;
   ServerKey key;
-  s = PrepareOpen(&opts, &key);
-  if (!s.ok()) return UsageError(s.message());
+  FsRoots roots;
+  bool missing = false;
+  s = PrepareBlockManagerOpen(&opts, &key, &roots, &missing);
+  if (!s.ok()) return missing ? UsageErrorWithHelp("fs", "check", s.message()) : UsageError(s.message());
   opts.repair = FLAGS_repair;
 
   fs::OpenResult result;
@@ -87,72 +84,113 @@ int RunCheck(const std::vector<std::string>& args) {
   if (result.failure == fs::OpenResult::Failure::kUsage) {
     return UsageError(result.status.ToString());
   }
+  if (result.failure == fs::OpenResult::Failure::kInstance) return InstanceError(result.status);
+  const fs::FsReportRoots report_roots{roots.wal_dir, roots.metadata_dir};
+  StdoutWriter out;
   if (format == OutputFormat::kJson) {
-    std::cout << fs::FsReportJson(result).dump(2) << std::endl;
+    out.Append(fs::FsReportJson(result, report_roots).dump(2) + "\n");
   } else {
-    std::cout << fs::FsReportText(result) << std::flush;
+    out.Append(fs::FsReportText(result, report_roots));
   }
-  if (!result.ok()) {
-    std::cerr << "kudu: error: " << result.status.ToString() << std::endl;
-    return kExitInconsistent;
+  const std::string status = fs::FsReportStatus(result);
+  if (status != "OK") std::cerr << "kudu: error: " << status << std::endl;
+  return FinishOutput(&out, status == "OK" ? kExitOk : kExitInconsistent);
+}
+
+// The columns of `kudu fs list`, named as Kudu's tool names them.
+enum class ListColumn { kBlockId, kContainer, kOffset, kLength, kDataFile };
+
+Status ParseListColumns(std::vector<ListColumn>* columns, std::vector<std::string>* names) {
+  static const std::pair<const char*, ListColumn> kColumns[] = {
+      {"block-id", ListColumn::kBlockId}, {"container", ListColumn::kContainer},
+      {"offset", ListColumn::kOffset}, {"length", ListColumn::kLength},
+      {"data-file", ListColumn::kDataFile}};
+  const std::string& flag = FLAGS_columns;
+  size_t start = 0;
+  while (start <= flag.size()) {
+    size_t comma = flag.find(',', start);
+    if (comma == std::string::npos) comma = flag.size();
+    std::string name = flag.substr(start, comma - start);
+    start = comma + 1;
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (name.empty()) continue;
+    bool found = false;
+    for (const auto& c : kColumns) {
+      if (name == c.first) {
+        columns->push_back(c.second);
+        names->push_back(name);
+        found = true;
+      }
+    }
+    if (!found) {
+      return Status::InvalidArgument("--columns: unknown column '" + name +
+                                     "' (block-id, container, offset, length, data-file)");
+    }
   }
-  if (result.repaired && !result.repairs.status.ok()) {
-    std::cerr << "kudu: error: repair failed: " << result.repairs.status.ToString() << std::endl;
-    return kExitInconsistent;
-  }
-  return kExitOk;
+  if (columns->empty()) return Status::InvalidArgument("--columns names no column");
+  return Status::OK();
 }
 
 int RunList(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("fs list: unexpected argument '" + args[0] + "'");
-  fs::BlockManagerOpenOptions opts;
-  ServerKey key;
-  Status s = PrepareOpen(&opts, &key);
+  TableFormat format;
+  Status s = ParseTableFormat(&format);
   if (!s.ok()) return UsageError(s.message());
-
+  std::vector<ListColumn> columns;
+  std::vector<std::string> names;
+  s = ParseListColumns(&columns, &names);
+  if (!s.ok()) return UsageError(s.message());
+  FsRoots roots;
   fs::OpenResult result;
-  fs::OpenBlockManager(opts, &result);
-  if (result.failure == fs::OpenResult::Failure::kUsage) {
-    return UsageError(result.status.ToString());
+  const int failed = OpenForAction("list", &roots, &result);
+  if (failed >= 0) return failed;
+
+  std::vector<bool> numeric;
+  for (ListColumn c : columns) {
+    numeric.push_back(c == ListColumn::kOffset || c == ListColumn::kLength);
   }
-  if (!result.ok()) {
-    // No partial list: a server would not start, so there is no block map.
-    std::cerr << "kudu: error: " << result.status.ToString() << std::endl;
-    return kExitInconsistent;
-  }
-  // One buffered write per ~1 MiB: a server can hold tens of millions of blocks.
-  std::string out;
-  out.reserve(1 << 20);
-  char line[128];
+  StdoutWriter out;
+  TablePrinter table(format, names, numeric, &out);
+  std::vector<std::string> row(columns.size());
   for (const auto& kv : result.block_map->SortedEntries()) {
-    const uint64_t id = kv.first;
     const fs::BlockMapEntry& e = kv.second;
-    const int n = std::snprintf(line, sizeof(line), "%016llx %s %lld %lld\n",
-                                static_cast<unsigned long long>(id),
-                                result.containers[e.container].id.c_str(),
-                                static_cast<long long>(e.offset), static_cast<long long>(e.length));
-    out.append(line, n);
-    if (out.size() >= (1 << 20)) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
-      out.clear();
+    const fs::ContainerInfo& c = result.containers[e.container];
+    for (size_t i = 0; i < columns.size(); i++) {
+      switch (columns[i]) {
+        case ListColumn::kBlockId: row[i] = BlockId(kv.first).ToString(); break;
+        case ListColumn::kContainer: row[i] = c.id; break;
+        case ListColumn::kOffset: row[i] = std::to_string(e.offset); break;
+        case ListColumn::kLength: row[i] = std::to_string(e.length); break;
+        case ListColumn::kDataFile: row[i] = c.data_path; break;
+      }
     }
+    table.AddRow(row);
   }
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
-  return kExitOk;
+  table.Finish();
+  return FinishOutput(&out, kExitOk);
 }
 
 const bool kRegistered = [] {
   RegisterToolAction(ToolAction{
       "fs", "check",
-      "open every data dir as server startup does and print the FS layout report "
-      "(--fs_data_dirs, [--repair], [--format=text|json])",
-      &RunCheck});
+      "Check a Kudu filesystem for inconsistencies and print the FS layout report",
+      &RunCheck, FlagList(OpenFlags(), {"repair", "format"}), "",
+      "Opens every data dir as server startup does (a thread pool per dir, the replay "
+      "policy, the shared memory budget) and prints the FS layout report with the replay "
+      "statistics and timings (--format=text or json). Read-only unless --repair: then it "
+      "also truncates partial trailing records, deletes incomplete and dead full containers "
+      "and rewrites the metadata of full containers with few live blocks. Exit status 0 "
+      "when the open succeeded, 1 for a fatal problem or a failed repair, 2 for a usage "
+      "error."});
   RegisterToolAction(ToolAction{
       "fs", "list",
-      "open every data dir as server startup does and print every live block, sorted by id: "
-      "<block id> <container id> <offset> <length>",
-      &RunList});
+      "List every live block of a Kudu filesystem, sorted by block id",
+      &RunList, FlagList(OpenFlags(), {"columns", "format"}), "",
+      "Opens every data dir as server startup does (read-only) and prints one row per live "
+      "block, sorted by numeric block id: by default `<block id> <container id> <offset> "
+      "<length>` (--columns picks others, --format=pretty|space|tsv|csv|json other "
+      "layouts). Nothing is printed after a fatal problem (exit 1)."});
   return true;
 }();
 

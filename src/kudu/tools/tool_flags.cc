@@ -18,11 +18,29 @@
 #include "kudu/tools/tool_flags.h"
 
 #include <gflags/gflags.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <utility>
 
+#include "kudu/tools/tool_action.h"
+
+DEFINE_string(fs_wal_dir, "",
+              "Directory with write-ahead logs (Kudu's WAL root). Without --fs_data_dirs it "
+              "is also the only data root; may be left out when --fs_data_dirs is given, "
+              "and the first data root then stands in for it");
 DEFINE_string(fs_data_dirs, "",
-              "Comma-separated list of data directory roots; containers live in <root>/data/");
+              "Comma-separated list of data directory roots; containers live in "
+              "<root>/data/. Without it the WAL root (--fs_wal_dir) is the only data root");
+DEFINE_string(fs_metadata_dir, "",
+              "Directory with tablet and consensus metadata. Without it: the first data root "
+              "if it has a tablet-meta entry, else the WAL root");
 DEFINE_string(server_key_hex, "",
               "Server key for encrypted data dirs, as hex (16, 24 or 32 bytes)");
 DEFINE_string(server_key_test_provider_hex, "",
@@ -32,35 +50,93 @@ namespace kudu {
 namespace tools {
 namespace {
 
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
+// Kudu's rules for one root (FsManager's path checks), then its
+// canonicalization: realpath of the parent, then the last component, so a
+// root that does not exist yet still has one name.
+Status CanonicalRoot(const std::string& flag, const std::string& path, std::string* out) {
+  if (!path.empty() && (std::isspace(static_cast<unsigned char>(path.front())) ||
+                        std::isspace(static_cast<unsigned char>(path.back())))) {
+    return Status::InvalidArgument("--" + flag + ": Path '" + path +
+                                   "' contains illegal whitespace");
+  }
+  if (path.empty() || path[0] != '/') {
+    return Status::InvalidArgument("--" + flag + ": Relative path '" + path + "' provided");
+  }
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  if (p == "/") {
+    *out = p;
+    return Status::OK();
+  }
+  const size_t slash = p.rfind('/');
+  const std::string parent = slash == 0 ? "/" : p.substr(0, slash);
+  const std::string base = p.substr(slash + 1);
+  char real[PATH_MAX];
+  if (::realpath(parent.c_str(), real) == nullptr) {
+    return Status::InvalidArgument("--" + flag + ": " + path + ": cannot resolve " + parent +
+                                   ": " + std::strerror(errno));
+  }
+  const std::string r = real;
+  if (base == "." || base == "..") {
+    // Kudu's parent-then-basename rule would keep the dots; resolve them so
+    // the same dir is never two roots.
+    char whole[PATH_MAX];
+    if (::realpath(p.c_str(), whole) == nullptr) {
+      return Status::InvalidArgument("--" + flag + ": " + path + ": " + std::strerror(errno));
+    }
+    *out = whole;
+    return Status::OK();
+  }
+  *out = (r == "/" ? "" : r) + "/" + base;
+  return Status::OK();
 }
 
 }  // namespace
 
-Status ParseDataDirs(std::vector<std::string>* dirs) {
-  dirs->clear();
+Status ResolveFsRoots(FsRoots* roots) {
+  *roots = FsRoots();
   const std::string& flag = FLAGS_fs_data_dirs;
-  if (Trim(flag).empty()) return Status::InvalidArgument("--fs_data_dirs is required");
   size_t start = 0;
-  while (true) {
+  while (start <= flag.size()) {
     size_t comma = flag.find(',', start);
-    std::string dir = Trim(flag.substr(start, comma == std::string::npos ? std::string::npos
-                                                                         : comma - start));
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    if (dir.empty()) {
-      return Status::InvalidArgument("--fs_data_dirs has an empty entry: '" + flag + "'");
-    }
-    if (std::find(dirs->begin(), dirs->end(), dir) != dirs->end()) {
-      return Status::InvalidArgument("--fs_data_dirs names " + dir + " twice");
-    }
-    dirs->push_back(dir);
-    if (comma == std::string::npos) break;
+    if (comma == std::string::npos) comma = flag.size();
+    const std::string entry = flag.substr(start, comma - start);
     start = comma + 1;
+    if (entry.empty()) continue;
+    std::string root;
+    RETURN_NOT_OK(CanonicalRoot("fs_data_dirs", entry, &root));
+    if (std::find(roots->data_dirs.begin(), roots->data_dirs.end(), root) ==
+        roots->data_dirs.end()) {
+      roots->data_dirs.push_back(root);
+    }
   }
+  if (!FLAGS_fs_wal_dir.empty()) {
+    RETURN_NOT_OK(CanonicalRoot("fs_wal_dir", FLAGS_fs_wal_dir, &roots->wal_dir));
+    if (roots->data_dirs.empty()) roots->data_dirs.push_back(roots->wal_dir);
+  } else if (!roots->data_dirs.empty()) {
+    roots->wal_dir = roots->data_dirs[0];
+  } else {
+    return Status::InvalidArgument("--fs_wal_dir or --fs_data_dirs is required");
+  }
+  if (!FLAGS_fs_metadata_dir.empty()) {
+    RETURN_NOT_OK(CanonicalRoot("fs_metadata_dir", FLAGS_fs_metadata_dir, &roots->metadata_dir));
+  } else {
+    struct stat st;
+    const std::string tablet_meta = roots->data_dirs[0] + "/tablet-meta";
+    roots->metadata_dir = ::stat(tablet_meta.c_str(), &st) == 0 ? roots->data_dirs[0]
+                                                                : roots->wal_dir;
+  }
+  return Status::OK();
+}
+
+bool DirFlagsMissing() {
+  return FLAGS_fs_wal_dir.empty() && FLAGS_fs_data_dirs.find_first_not_of(',') == std::string::npos;
+}
+
+Status ParseDataDirs(std::vector<std::string>* dirs) {
+  FsRoots roots;
+  RETURN_NOT_OK(ResolveFsRoots(&roots));
+  *dirs = roots.data_dirs;
   return Status::OK();
 }
 
@@ -82,6 +158,47 @@ Status LoadServerKey(ServerKey* key, bool* have_key) {
   }
   *have_key = true;
   return Status::OK();
+}
+
+Status PrepareBlockManagerOpen(fs::BlockManagerOpenOptions* opts, ServerKey* key, FsRoots* roots,
+                               bool* missing) {
+  *missing = DirFlagsMissing();
+  RETURN_NOT_OK(ResolveFsRoots(roots));
+  // Data roots are checked by the open; the others only name where a server
+  // keeps its WALs and tablet metadata, and must be there all the same.
+  for (const auto& root : {std::make_pair("fs_wal_dir", roots->wal_dir),
+                           std::make_pair("fs_metadata_dir", roots->metadata_dir)}) {
+    struct stat st;
+    if (::stat(root.second.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return Status::InvalidArgument("--" + std::string(root.first) + ": " + root.second +
+                                     " is not a directory that exists");
+    }
+  }
+  opts->data_dirs = roots->data_dirs;
+  bool have_key = false;
+  RETURN_NOT_OK(LoadServerKey(key, &have_key));
+  opts->server_key = have_key ? key : nullptr;
+  RETURN_NOT_OK(ReplayPolicyOptions::FromFlags(&opts->policy));
+  RETURN_NOT_OK(fs::ReadaheadOptions::FromFlags(&opts->readahead));
+  return Status::OK();
+}
+
+int OpenForAction(const std::string& action, FsRoots* roots, fs::OpenResult* result) {
+  fs::BlockManagerOpenOptions opts;
+  ServerKey key;
+  bool missing = false;
+  Status s = PrepareBlockManagerOpen(&opts, &key, roots, &missing);
+  if (!s.ok()) return missing ? UsageErrorWithHelp("fs", action, s.message()) : UsageError(s.message());
+  fs::OpenBlockManager(opts, result);
+  if (result->failure == fs::OpenResult::Failure::kUsage) {
+    return UsageError(result->status.ToString());
+  }
+  if (!result->ok()) {
+    // No partial output: a server would not start, so there is no block map.
+    std::cerr << "kudu: error: " << result->status.ToString() << std::endl;
+    return kExitInconsistent;
+  }
+  return -1;
 }
 
 }  // namespace tools

@@ -15,8 +15,8 @@
 // specific language governing permissions and limitations
 // under the License.
 
-// Flags shared by every `kudu fs` action: where the data dirs are and how to
-// get the server key. Defined once here so each action's file can use them
+// Flags shared by every `kudu fs` action: where the roots are and how to get
+// the server key. Defined once here so each action's file can use them
 // without defining them twice (gflags refuses a duplicate definition).
 #pragma once
 
@@ -25,19 +25,46 @@
 #include <string>
 #include <vector>
 
+#include "kudu/fs/block_manager_open.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
 
+DECLARE_string(fs_wal_dir);
 DECLARE_string(fs_data_dirs);
+DECLARE_string(fs_metadata_dir);
 DECLARE_string(server_key_hex);
 DECLARE_string(server_key_test_provider_hex);
 
 namespace kudu {
 namespace tools {
 
-// Splits --fs_data_dirs on commas (surrounding blanks and trailing slashes
-// dropped). InvalidArgument when the flag is unset or empty, names an empty
-// entry, or names the same dir twice (a server would open it twice).
+// The roots of a Kudu filesystem, resolved from the directory flags as
+// Kudu's FsManager does, every one canonical.
+struct FsRoots {
+  std::string wal_dir;
+  std::string metadata_dir;
+  std::vector<std::string> data_dirs;  // flag order, each root once
+};
+
+// Resolves --fs_wal_dir, --fs_data_dirs and --fs_metadata_dir:
+//  - empty --fs_data_dirs entries are skipped; a root named twice (the same
+//    canonical path, however spelled) counts once, at its first place;
+//  - without --fs_data_dirs the WAL root is the only data root; without
+//    --fs_wal_dir the first data root stands in for it;
+//  - without --fs_metadata_dir: the first data root when it has a
+//    `tablet-meta` entry of any kind (followed through symlinks), else the
+//    WAL root;
+//  - every root must be absolute, without leading or trailing white space;
+//    it is canonicalized as Kudu does: the real path of its parent, then its
+//    own last component.
+// InvalidArgument naming the flag or the path otherwise (a usage error).
+Status ResolveFsRoots(FsRoots* roots);
+
+// Neither --fs_wal_dir nor --fs_data_dirs names a root: the one required
+// flag of every fs action is missing (its help is then due).
+bool DirFlagsMissing();
+
+// The data roots of ResolveFsRoots.
 Status ParseDataDirs(std::vector<std::string>* dirs);
 
 // Reads the server key from --server_key_hex (the key as hex) or
@@ -46,6 +73,18 @@ Status ParseDataDirs(std::vector<std::string>* dirs);
 // InvalidArgument for bad hex, a key that is not 16, 24 or 32 bytes, or
 // both flags at once.
 Status LoadServerKey(ServerKey* key, bool* have_key);
+
+// Everything before an open of the block manager, from the flags: roots,
+// key, replay policy and read-ahead. A failure is a usage error; `*missing`
+// says it is the missing directory flags (the action's help is then due).
+Status PrepareBlockManagerOpen(fs::BlockManagerOpenOptions* opts, ServerKey* key, FsRoots* roots,
+                               bool* missing);
+
+// Prepares and runs the open as every read-only action does: returns -1
+// when `result` holds a block map to use; otherwise the error was printed
+// (the action's help first for missing directory flags) and the exit status
+// is returned. `action` names the action ("list").
+int OpenForAction(const std::string& action, FsRoots* roots, fs::OpenResult* result);
 
 }  // namespace tools
 }  // namespace kudu

@@ -19,15 +19,19 @@
 // own writer (fs/container_writer.h, driven by fs/block_workload.h), the same
 // code path a server takes to create and delete blocks.
 //
-// Output: the containers in <root>/data/ of every --fs_data_dirs root, and,
+// Output: the layout of `kudu fs format` (instance files, §1 of the format
+// doc; with --encrypt the server key in `instance`), the containers in
+// <root>/data/ of every --fs_data_dirs root, and,
 // for tests, <first root>/generate_live_blocks.txt listing every live block
-// sorted by id, one `<16 hex id> <container id> <offset> <length>` per line
+// sorted by id, one `<block id> <container id> <offset> <length>` per line
 // (exactly what `kudu fs list` prints for the same dirs). One summary line
 // goes to stdout.
 //
 // Exit status: 0 on success; 2 for a usage error (unknown flag, missing or
-// unusable data dir, bad key, --encrypt without a key, out-of-range counts,
-// a data dir that already holds containers); 1 when writing fails midway.
+// unusable data dir, bad key, --encrypt into dirs formatted without a key
+// and none given, out-of-range counts,
+// a data dir that already holds containers, a data dir locked by another
+// process); 1 when writing fails midway or an existing instance file is bad.
 //
 // What an interrupted run leaves behind:
 //  - a failure we see (an I/O error) deletes the container being filled, so
@@ -47,6 +51,7 @@
 //    complete (and then matches the dirs).
 #include <gflags/gflags.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -57,24 +62,37 @@
 
 #include "kudu/fs/block_workload.h"
 #include "kudu/fs/container_writer.h"
+#include "kudu/fs/instance_files.h"
+#include "kudu/fs/prepare_data_dirs.h"
 #include "kudu/tools/tool_action.h"
 #include "kudu/tools/tool_flags.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/env.h"
+#include "kudu/util/flag_validators.h"
 
 DEFINE_int64(containers, 10, "generate: number of containers, spread round-robin over the data dirs");
+DEFINE_validator(containers, &kudu::flags::ValidateNonNegativeI64);
 DEFINE_int64(blocks_per_container, 1000, "generate: CREATE records (blocks) per container");
+DEFINE_validator(blocks_per_container, &kudu::flags::ValidatePositiveI64);
 DEFINE_int32(deleted_block_percentage, 10,
              "generate: share (0..100) of the created blocks that are deleted, interleaved with "
              "the creations");
+DEFINE_validator(deleted_block_percentage, &kudu::flags::ValidatePercentage);
 DEFINE_uint64(seed, 1,
               "generate: random seed; the same seed gives byte-identical files. 0 picks one from "
               "the clock (and prints it)");
 DEFINE_bool(encrypt, false,
             "generate: encrypt every file at rest with the server key (--server_key_hex or "
-            "--server_key_test_provider_hex)");
+            "--server_key_test_provider_hex; without either, a fresh 16-byte key, as Kudu's "
+            "default key provider makes it). The key is stored in the instance files, where "
+            "an open without a key flag finds it");
 DEFINE_int32(encryption_key_length, 128,
              "generate --encrypt: file key length in bits (128, 192 or 256)");
+DEFINE_validator(encryption_key_length, +[](const char*, int32_t bits) {
+  kudu::CipherAlgorithm alg;
+  return kudu::CipherAlgorithmForKeyBits(bits, &alg).ok() ? true
+                                                          : kudu::flags::Fail("must be 128, 192 or 256");
+});
 DEFINE_bool(generate_fsync, false,
             "generate: fsync data before records and metadata after each commit, as a server "
             "does (slower; the order of writes is the same without it)");
@@ -130,36 +148,76 @@ int RunGenerate(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("unexpected argument '" + args[0] + "'");
   std::vector<std::string> dirs;
   Status s = ParseDataDirs(&dirs);
-  if (!s.ok()) return UsageError(s.message());
+  if (!s.ok()) {
+    return DirFlagsMissing() ? UsageErrorWithHelp("fs", "generate", s.message()) : UsageError(s.message());
+  }
   ServerKey key;
   bool have_key = false;
   s = LoadServerKey(&key, &have_key);
   if (!s.ok()) return UsageError(s.message());
-  if (FLAGS_encrypt && !have_key) {
-    return UsageError("--encrypt needs the server key: --server_key_hex or "
-                      "--server_key_test_provider_hex");
-  }
   CipherAlgorithm alg = CipherAlgorithm::kAes128Ctr;
-  s = CipherAlgorithmForKeyBits(FLAGS_encryption_key_length, &alg);
-  if (!s.ok()) {
-    return UsageError("--encryption_key_length must be 128, 192 or 256, got " +
-                      std::to_string(FLAGS_encryption_key_length));
-  }
-  if (FLAGS_containers < 0) return UsageError("--containers must not be negative");
-  if (FLAGS_blocks_per_container < 1) return UsageError("--blocks_per_container must be at least 1");
-  if (FLAGS_deleted_block_percentage < 0 || FLAGS_deleted_block_percentage > 100) {
-    return UsageError("--deleted_block_percentage must be within 0..100");
-  }
+  s = CipherAlgorithmForKeyBits(FLAGS_encryption_key_length, &alg);  // validated with the flag
+  if (!s.ok()) return UsageError("--encryption_key_length: " + s.message());
   for (const std::string& root : dirs) {
     s = PrepareDataDir(root);
     if (!s.ok()) return UsageError(s.message());
+  }
+  // Laid out as `kudu fs format` does, unless a format was done before; then
+  // locked as a server locks its dirs while it writes.
+  bool formatted = false;
+  for (const std::string& root : dirs) {
+    formatted = formatted || env::FileExists(fs::InstanceFilePath(root)) ||
+                env::FileExists(fs::DirInstanceFilePath(root));
+  }
+  if (FLAGS_encrypt && !have_key && !formatted) {
+    // What Kudu's default key provider makes: 16 random bytes.
+    std::string bytes;
+    s = GenerateFileKey(CipherAlgorithm::kAes128Ctr, &bytes);
+    if (!s.ok()) return UsageError(s.ToString());
+    key = ServerKey::FromBytes(std::move(bytes));
+    have_key = true;
+  }
+  if (!formatted) {
+    fs::FormatOptions format;
+    format.data_roots = dirs;
+    format.server_key = FLAGS_encrypt ? &key : nullptr;
+    s = fs::FormatRoots(format);
+    if (!s.ok()) {
+      std::cerr << "kudu: error: generate failed: " << s.ToString() << std::endl;
+      return kExitInconsistent;
+    }
+  }
+  fs::PreparedDataDirs prepared;
+  {
+    fs::PrepareDataDirsOptions p;
+    p.data_roots = dirs;
+    p.given_key = have_key ? &key : nullptr;
+    p.read_write = true;
+    s = fs::PrepareDataDirs(p, &prepared);
+    if (prepared.failure == fs::PreparedDataDirs::Failure::kLock) return UsageError(s.ToString());
+    if (!s.ok()) {
+      std::cerr << "kudu: error: " << s.ToString() << std::endl;
+      return kExitInconsistent;
+    }
   }
 
   fs::BlockWorkloadOptions opts;
   opts.writer.data_dirs = dirs;
   opts.writer.sync = FLAGS_generate_fsync;
+  // Blocks aligned to the block size the instance files record, which every
+  // open aligns by; the writer takes one size for all dirs, so a mix keeps
+  // its per-dir default.
+  const std::vector<uint64_t>& recorded = prepared.instance.fs_block_sizes;
+  if (!recorded.empty() && recorded[0] != 0 &&
+      std::all_of(recorded.begin(), recorded.end(), [&](uint64_t b) { return b == recorded[0]; })) {
+    opts.writer.fs_block_size = recorded[0];
+  }
   if (FLAGS_encrypt) {
-    opts.writer.server_key = &key;
+    if (prepared.server_key == nullptr) {
+      return UsageError("--encrypt: the data dirs were formatted without a server key; give one "
+                        "with --server_key_hex");
+    }
+    opts.writer.server_key = prepared.server_key;
     opts.writer.algorithm = alg;
   }
   opts.containers = FLAGS_containers;
@@ -197,11 +255,20 @@ int RunGenerate(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-[[maybe_unused]] const bool registered = RegisterToolAction(
-    {"fs", "generate",
-     "write a realistic on-disk state (containers with CREATE/DELETE records) through the "
-     "server's own block writer",
-     &RunGenerate});
+[[maybe_unused]] const bool registered = RegisterToolAction(ToolAction{
+    "fs", "generate",
+    "Write a realistic on-disk state through the server's own block writer",
+    &RunGenerate,
+    FlagList(DirFlags(), {"containers", "blocks_per_container", "deleted_block_percentage", "seed",
+                          "encrypt", "encryption_key_length", "generate_fsync", "server_key_hex",
+                          "server_key_test_provider_hex", "log_container_max_size",
+                          "log_container_max_blocks"}),
+    "",
+    "Writes containers with CREATE and DELETE records (data files with bytes, metadata "
+    "files in the order a server writes them) into <root>/data/ of every data root, "
+    "round-robin, then <first root>/generate_live_blocks.txt listing every live block as "
+    "`kudu fs list` prints it, and one summary line. The data dirs must hold no container "
+    "yet."});
 
 }  // namespace
 }  // namespace tools

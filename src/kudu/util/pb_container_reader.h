@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kudu/util/crc32c.h"
@@ -56,8 +57,10 @@ class PbContainerRecordReader {
 
   // Reads and checks the file header and the supplemental header. Any
   // failure is fatal for the file: Corruption (or IOError) naming the file
-  // and offset, never Incomplete.
-  Status ReadHeaders(const std::string& expected_pb_type);
+  // and offset, never Incomplete. An empty `expected_pb_type` takes any
+  // record type (tools that dump any container); `sup`, when given,
+  // receives the parsed supplemental header.
+  Status ReadHeaders(const std::string& expected_pb_type, ContainerSupHeaderPB* sup = nullptr);
 
   // Reads the next record. OK: `*body` is the record's body, which started at
   // record_offset(). EndOfFile: the file ended cleanly. Incomplete: a partial
@@ -151,7 +154,8 @@ class FileRecordSource {
 // ---------------------------------------------------------------------------
 
 template <class Source>
-Status PbContainerRecordReader<Source>::ReadHeaders(const std::string& expected_pb_type) {
+Status PbContainerRecordReader<Source>::ReadHeaders(const std::string& expected_pb_type,
+                                                    ContainerSupHeaderPB* sup_out) {
   namespace pbc = pb_container;
   const uint64_t start = src_->data_start();
   const uint64_t size = src_->size();
@@ -200,7 +204,7 @@ Status PbContainerRecordReader<Source>::ReadHeaders(const std::string& expected_
   // parsed again.
   thread_local std::string accepted_body;
   thread_local std::string accepted_type;
-  if (!accepted_type.empty() && accepted_type == expected_pb_type &&
+  if (sup_out == nullptr && !accepted_type.empty() && accepted_type == expected_pb_type &&
       body.size() == accepted_body.size() &&
       std::memcmp(body.data(), accepted_body.data(), body.size()) == 0) {
     return Status::OK();
@@ -211,10 +215,12 @@ Status PbContainerRecordReader<Source>::ReadHeaders(const std::string& expected_
     return Status::Corruption(name + ": supplemental header at offset " +
                               std::to_string(record_offset_) + " does not parse");
   }
-  if (sup.pb_type() != expected_pb_type) {
+  if (!expected_pb_type.empty() && sup.pb_type() != expected_pb_type) {
     return Status::Corruption(name + ": supplemental header names record type '" +
                               sup.pb_type() + "', expected '" + expected_pb_type + "'");
   }
+  if (sup_out != nullptr) *sup_out = std::move(sup);
+  if (expected_pb_type.empty()) return Status::OK();
   accepted_body.assign(reinterpret_cast<const char*>(body.data()), body.size());
   accepted_type = expected_pb_type;
   return Status::OK();

@@ -1,0 +1,124 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+#include "kudu/fs/block_merge.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "kudu/fs/block_id.h"
+#include "kudu/fs/final_merges.h"
+#include "kudu/fs/live_record_scan.h"
+
+namespace kudu {
+namespace fs {
+
+void ConflictLog::Record(std::vector<BlockMap::Rejected>* rejected) {
+  if (rejected->empty()) return;
+  std::lock_guard<std::mutex> l(mu_);
+  for (const BlockMap::Rejected& r : *rejected) {
+    conflicts_.push_back(Conflict{r.id, r.held_by, r.rejected_from});
+  }
+  rejected->clear();
+}
+
+void ThreadMerge::Queue(uint32_t index, std::vector<LiveBlock> blocks) {
+  if (blocks.empty()) return;
+  pending_.push_back(std::move(blocks));
+  const std::vector<LiveBlock>& b = pending_.back();
+  items_.AddSorted(index, b.data(), b.size());
+  if (items_.size() >= kFlushBlocks) Flush();
+}
+
+void ThreadMerge::Flush() {
+  if (items_.size() > 0) map_->InsertBatch(&items_, &rejected_);
+  pending_.clear();
+  conflicts_->Record(&rejected_);
+}
+
+void ThreadMerge::Finish(FinalMerges* final_merges) {
+  final_merges->Finish(&items_, &rejected_);
+  pending_.clear();
+  conflicts_->Record(&rejected_);
+}
+
+namespace {
+
+using Holders = std::map<uint64_t, std::set<uint32_t>>;    // id → containers, both ordered
+using Offsets = std::map<uint32_t, std::map<uint64_t, uint64_t>>;  // container → id → offset
+
+// The record offset of each conflicting id in each container holding it:
+// one rescan per involved container.
+Offsets FindRecordOffsets(const Holders& holders, const ServerKey* key,
+                          const std::vector<ContainerInfo>& containers, ReplayStats* stats) {
+  Offsets offsets;
+  for (const auto& h : holders) {
+    for (uint32_t ci : h.second) offsets[ci][h.first] = 0;
+  }
+  for (auto& o : offsets) {
+    const ContainerInfo& c = containers[o.first];
+    LiveRecordScanParams p;
+    p.metadata_path = c.metadata_path;
+    p.server_key = key;
+    p.data_file_size = c.has_data ? c.data_size : UINT64_MAX;
+    p.fs_block_size = c.fs_block_size;
+    LiveRecordScan scan;
+    Status s = ScanLiveRecords(p, &scan);
+    stats->Add(stats->metadata_read_syscalls, scan.io.read_syscalls);
+    stats->Add(stats->metadata_bytes_read, scan.io.bytes_read);
+    for (const LiveRecord& r : scan.live) {
+      auto it = o.second.find(r.block_id);
+      if (it != o.second.end()) it->second = r.offset;
+    }
+  }
+  return offsets;
+}
+
+}  // namespace
+
+void ReportDuplicates(const std::vector<Conflict>& conflicts, const ServerKey* key,
+                      std::vector<ContainerInfo>* containers, ReplayStats* stats) {
+  Holders holders;
+  for (const Conflict& c : conflicts) {
+    holders[c.id].insert(c.first);
+    holders[c.id].insert(c.second);
+  }
+  Offsets offsets = FindRecordOffsets(holders, key, *containers, stats);
+  for (const auto& h : holders) {
+    const std::string hex = BlockId(h.first).ToString();
+    for (uint32_t ci : h.second) {
+      ContainerInfo& c = (*containers)[ci];
+      const uint64_t offset = offsets[ci][h.first];
+      std::string others;
+      for (uint32_t other : h.second) {
+        if (other == ci) continue;
+        others += (others.empty() ? "" : ", ") + (*containers)[other].path;
+      }
+      c.AddProblem(ContainerProblem::Kind::kDuplicateId, c.metadata_path, offset,
+                   Status::Corruption(c.metadata_path + ": record at offset " +
+                                      std::to_string(offset) + ": block " + hex +
+                                      " is live in container " + c.path +
+                                      " and also in container " + others),
+                   h.first);
+    }
+  }
+}
+
+}  // namespace fs
+}  // namespace kudu

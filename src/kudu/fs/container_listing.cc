@@ -1,0 +1,152 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+#include "kudu/fs/container_listing.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "kudu/fs/container_writer.h"
+#include "kudu/fs/repair.h"
+#include "kudu/fs/temp_files.h"
+#include "kudu/util/env.h"
+
+namespace kudu {
+namespace fs {
+
+namespace {
+
+constexpr char kDataSuffix[] = ".data";
+constexpr char kMetadataSuffix[] = ".metadata";
+
+bool EndsWith(const std::string& s, const char* suffix, size_t n) {
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+}  // namespace
+
+Status CheckDataDir(const std::string& root) {
+  bool is_dir = false;
+  Status s = env::IsDirectory(root, &is_dir);
+  if (s.IsNotFound()) return Status::NotFound("data dir " + root + " does not exist");
+  RETURN_NOT_OK_PREPEND(s, "data dir " + root);
+  if (!is_dir) return Status::InvalidArgument("data dir " + root + " is not a directory");
+  const std::string data = LogBlockContainerWriter::DataDir(root);
+  s = env::IsDirectory(data, &is_dir);
+  if (s.IsNotFound() || (s.ok() && !is_dir)) {
+    return Status::NotFound("data dir " + root + " has no data/ subdirectory (" + data +
+                            "): not a log block manager data dir");
+  }
+  RETURN_NOT_OK_PREPEND(s, "data dir " + root);
+  return Status::OK();
+}
+
+namespace {
+
+uint64_t BlockSizeOf(const std::string& root) {
+  uint64_t block_size = 0;
+  Status s = env::GetBlockSize(LogBlockContainerWriter::DataDir(root), &block_size);
+  if (!s.ok() || block_size == 0) {
+    LOG(WARNING) << "Cannot learn the filesystem block size of " << root << " (" << s.ToString()
+                 << "); assuming 4096";
+    block_size = 4096;
+  }
+  return block_size;
+}
+
+// Notes one listed file of a container (its size included).
+Status AddContainerFile(const std::string& path, bool is_metadata, ContainerInfo* c) {
+  uint64_t size = 0;
+  Status s = env::GetFileSize(path, &size);
+  if (s.IsNotFound()) return Status::OK();  // deleted since the listing: as if absent
+  RETURN_NOT_OK(s);
+  if (is_metadata) {
+    c->has_metadata = true;
+    c->metadata_size = size;
+  } else {
+    c->has_data = true;
+    c->data_size = size;
+  }
+  return Status::OK();
+}
+
+// Lists <root>/data/ and pairs its files into containers.
+Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_block_size,
+                      bool encrypted, ContainerListing* out) {
+  const std::string data_dir = LogBlockContainerWriter::DataDir(root);
+  std::vector<std::string> names;
+  RETURN_NOT_OK_PREPEND(env::ListDir(data_dir, &names), "cannot list data dir");
+  std::map<std::string, ContainerInfo> by_id;  // ordered: deterministic
+  for (const std::string& name : names) {
+    std::string id;
+    bool is_metadata = false;
+    if (ParseContainerFileName(name, &id, &is_metadata)) {
+      RETURN_NOT_OK(AddContainerFile(env::JoinPath(data_dir, name), is_metadata, &by_id[id]));
+    }
+    // Anything else (block_manager_instance, temporary files, stray files) is not ours.
+  }
+  for (auto& kv : by_id) {
+    ContainerInfo c = std::move(kv.second);
+    if (!c.has_data && !c.has_metadata) continue;
+    c.dir_index = dir_index;
+    c.id = kv.first;
+    c.path = env::JoinPath(data_dir, c.id);
+    c.data_path = LogBlockContainerWriter::DataPath(root, c.id);
+    c.metadata_path = LogBlockContainerWriter::MetadataPath(root, c.id);
+    c.encrypted = encrypted;
+    c.fs_block_size = fs_block_size;
+    out->containers.push_back(std::move(c));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_metadata) {
+  const size_t kData = sizeof(kDataSuffix) - 1, kMeta = sizeof(kMetadataSuffix) - 1;
+  if (HasTmpInfix(name)) return false;  // a temporary file is never a container (§1)
+  if (EndsWith(name, kMetadataSuffix, kMeta)) {
+    *id = name.substr(0, name.size() - kMeta);
+    *is_metadata = true;
+  } else if (EndsWith(name, kDataSuffix, kData)) {
+    *id = name.substr(0, name.size() - kData);
+    *is_metadata = false;
+  } else {
+    return false;
+  }
+  return LogBlockContainerWriter::IsValidId(*id);
+}
+
+Status ListDataDirs(const std::vector<std::string>& roots,
+                    const std::vector<uint64_t>& fs_block_sizes, bool encrypted,
+                    ContainerListing* out) {
+  for (uint32_t d = 0; d < roots.size(); d++) {
+    const uint64_t given = d < fs_block_sizes.size() ? fs_block_sizes[d] : 0;
+    const uint64_t block_size = given != 0 ? given : BlockSizeOf(roots[d]);
+    out->fs_block_sizes.push_back(block_size);
+    RETURN_NOT_OK(ListContainers(d, roots[d], block_size, encrypted, out));
+  }
+  std::sort(out->containers.begin(), out->containers.end(),
+            [](const ContainerInfo& a, const ContainerInfo& b) { return a.path < b.path; });
+  return Status::OK();
+}
+
+}  // namespace fs
+}  // namespace kudu

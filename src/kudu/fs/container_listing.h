@@ -1,0 +1,56 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// The first step of the open, on the caller's thread before any replay:
+// each data dir checked (a wrong path is a usage error, not damage), its
+// data/ listed, and its files paired into containers by id. Containers are
+// sorted by path here, which fixes their indices in the block map and the
+// order of every report entry whatever the thread timing later.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kudu/fs/container_info.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+namespace fs {
+
+// The container id for a data file / metadata file name in data/, or false.
+bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_metadata);
+
+struct ContainerListing {
+  std::vector<uint64_t> fs_block_sizes;  // per data dir
+  // Every container of every dir, sorted by path.
+  std::vector<ContainerInfo> containers;
+};
+
+// The checks before anything is read, locked or listed. Every failure here
+// is about how the tool was called (a wrong path), not the on-disk state.
+Status CheckDataDir(const std::string& root);
+
+// Lists every root (each checked with CheckDataDir before). A missing or 0
+// entry of `fs_block_sizes`: that dir's filesystem block size (4096 when it
+// cannot be learnt). `encrypted`: every file has an encryption header.
+Status ListDataDirs(const std::vector<std::string>& roots,
+                    const std::vector<uint64_t>& fs_block_sizes, bool encrypted,
+                    ContainerListing* out);
+
+}  // namespace fs
+}  // namespace kudu

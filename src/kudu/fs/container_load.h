@@ -1,0 +1,60 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// One container's part of the open, on a replay thread: the checks of §4
+// on its sizes (incomplete? data without metadata?), its metadata file
+// opened only now (so at most one metadata fd per replay thread), replayed
+// through the policy, closed, and what the replay said turned into the
+// container's counts, class and problems. Knows nothing of other
+// containers: the merge into the block map is the caller's.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kudu/fs/container_classification.h"
+#include "kudu/fs/container_info.h"
+#include "kudu/fs/live_block_set.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/file.h"
+
+namespace kudu {
+
+class ContainerReplayer;
+
+namespace fs {
+
+// An upper estimate of the CREATE records in `payload` metadata bytes, to
+// size hash maps once (capped: past the cap the maps grow as usual).
+uint64_t EstimatedCreateRecords(uint64_t payload);
+
+// The metadata bytes of `c` past its encryption header (0 without metadata).
+uint64_t MetadataPayloadBytes(const ContainerInfo& c);
+
+// Whether LoadContainer will open and replay `c`'s metadata file.
+bool WillReplay(const ContainerInfo& c);
+
+// Loads `*c` (listed, not yet loaded): fills in everything the open learns
+// about it and returns its live blocks by ascending id (empty when it has
+// none or was not replayed). `key`: the server key, null for plain dirs.
+// `prefetched`: the file's bytes read ahead (uring), possibly none.
+std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
+                                     const ClassificationRules& rules,
+                                     ContainerReplayer* replayer, PrefetchedBytes prefetched);
+
+}  // namespace fs
+}  // namespace kudu

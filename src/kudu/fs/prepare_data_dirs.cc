@@ -1,0 +1,80 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+#include "kudu/fs/prepare_data_dirs.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+
+#include "kudu/util/env.h"
+
+namespace kudu {
+namespace fs {
+
+Status PrepareDataDirs(const PrepareDataDirsOptions& opts, PreparedDataDirs* p) {
+  auto fail = [p](PreparedDataDirs::Failure f, const Status& s) {
+    p->failure = f;
+    return s;
+  };
+  const bool given = opts.given_key != nullptr && !opts.given_key->empty();
+  Status s = LoadInstanceFiles(opts.data_roots, opts.other_roots, /*load_key=*/!given,
+                               &p->instance);
+  if (!s.ok()) return fail(PreparedDataDirs::Failure::kInstance, s);
+  p->server_key = given ? opts.given_key : p->instance.has_key ? &p->instance.key : nullptr;
+
+  // Only after every instance file has been read: closing a descriptor of a
+  // locked file drops the lock (dir_lock.h).
+  if (p->instance.has_dir_instances) {
+    for (const std::string& root : opts.data_roots) {
+      std::unique_ptr<InstanceFileLock> lock;
+      s = InstanceFileLock::Acquire(DirInstanceFilePath(root), &lock);
+      if (s.ok()) {
+        p->locks.push_back(std::move(lock));
+        continue;
+      }
+      if (opts.read_write) {
+        p->locks.clear();  // a read-write open without every lock changes nothing
+        return fail(PreparedDataDirs::Failure::kLock, s);
+      }
+      LOG(WARNING) << s.ToString() << ". Proceeding without lock";
+      p->unlocked_dirs.push_back(UnlockedDir{env::JoinPath(root, "data"), s.ToString()});
+    }
+  }
+
+  for (const std::string& root : opts.data_roots) {
+    // A data dir that cannot be listed is reported by the open's own
+    // listing; nothing here is read from it.
+    FindTemporaryFiles(env::JoinPath(root, "data"), &p->temp_files);
+  }
+  TemporaryFiles& t = p->temp_files;
+  for (auto* v : {&t.found, &t.unexpected, &t.only_copies}) std::sort(v->begin(), v->end());
+  if (!opts.read_write) return Status::OK();
+  for (const std::string& path : t.only_copies) {
+    LOG(WARNING) << path << ": kept: its container's .metadata file does not exist, so this may "
+                 << "be the only copy of that container's records. A Kudu server starting on "
+                 << "this dir, in any mode, deletes it";
+  }
+  if (!DeleteTemporaryFiles(&t).ok()) {
+    LOG(ERROR) << "Could not delete temporary file " << t.failed_path << ": "
+               << t.failure.ToString() << "; no repair runs";
+  }
+  return Status::OK();
+}
+
+}  // namespace fs
+}  // namespace kudu

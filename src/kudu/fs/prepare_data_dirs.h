@@ -1,0 +1,93 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// What an open does before it reads any container (§1 "The order of an
+// open", steps 2 to 4):
+//   2. the instance files: the fs block size of every data dir, the server
+//      key when none was given, every verdict of §1 (an on-disk instance
+//      problem: the tool exits 1 before any report);
+//   3. the lock of every block_manager_instance: a read-write open that
+//      misses one stops with nothing changed (exit 2), a read-only open
+//      warns and goes on;
+//   4. the temporary files: listed by a read-only open, deleted by a
+//      read-write one (but for the only copies of a container's records).
+// Synthetic dirs without instance files get the defaults: no lock, the
+// open's own fs block size.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kudu/fs/dir_lock.h"
+#include "kudu/fs/instance_files.h"
+#include "kudu/fs/temp_files.h"
+#include "kudu/util/encryption.h"
+#include "kudu/util/status.h"
+
+namespace kudu {
+namespace fs {
+
+struct PrepareDataDirsOptions {
+  std::vector<std::string> data_roots;
+  // The WAL and metadata roots that are not data roots: their `instance`
+  // files are checked too.
+  std::vector<std::string> other_roots;
+  // The key given on the command line; null: the instance file's, if any.
+  const ServerKey* given_key = nullptr;
+  // Every lock needed, and temporary files deleted (--repair, generate).
+  bool read_write = false;
+};
+
+struct UnlockedDir {
+  std::string dir;  // <root>/data
+  std::string message;
+};
+
+struct PreparedDataDirs {
+  enum class Failure {
+    kNone,
+    kInstance,  // an on-disk instance problem: exit 1, no report
+    kLock,      // a read-write open without every lock: exit 2, nothing changed
+  };
+  Failure failure = Failure::kNone;
+
+  // instance.fs_block_sizes: per data root, the block size every alignment
+  // rule uses, or 0 without a block_manager_instance (the open's default).
+  InstanceFilesState instance;
+  // The key of the open: the given one, else the instance file's; null
+  // for a server without encryption. Points into this object or at the
+  // caller's key.
+  const ServerKey* server_key = nullptr;
+  // Held while this object lives (the tools keep it until they exit).
+  std::vector<std::unique_ptr<InstanceFileLock>> locks;
+  std::vector<UnlockedDir> unlocked_dirs;
+  TemporaryFiles temp_files;
+
+  PreparedDataDirs() = default;
+  // server_key may point into it.
+  PreparedDataDirs(const PreparedDataDirs&) = delete;
+  PreparedDataDirs& operator=(const PreparedDataDirs&) = delete;
+};
+
+// Steps 2 to 4 above. A failure of a step stops there (`failure` says
+// which); a failed deletion of a temporary file is not one: it is in
+// `temp_files.failure`, for the repair to report, and the open goes on.
+Status PrepareDataDirs(const PrepareDataDirsOptions& opts, PreparedDataDirs* prepared);
+
+}  // namespace fs
+}  // namespace kudu

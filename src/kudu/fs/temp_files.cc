@@ -1,0 +1,142 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+#include "kudu/fs/temp_files.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <random>
+#include <set>
+
+#include "kudu/util/env.h"
+
+namespace kudu {
+namespace fs {
+
+namespace {
+
+constexpr char kMetadataTmpInfix[] = ".metadata.kudutmp";
+
+// Names in `dir`, or NotFound when it went away during the walk.
+Status ListNames(const std::string& dir, std::vector<std::string>* names) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return Status::FromErrno(dir + ": opendir", errno);
+  names->clear();
+  errno = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    const std::string n = e->d_name;
+    if (n != "." && n != "..") names->push_back(n);
+    errno = 0;
+  }
+  const int err = errno;
+  ::closedir(d);
+  if (err != 0) return Status::FromErrno(dir + ": readdir", err);
+  return Status::OK();
+}
+
+void Walk(const std::string& dir, const std::vector<std::string>& names, dev_t dev, bool top,
+          TemporaryFiles* out) {
+  for (const std::string& name : names) {
+    const std::string path = env::JoinPath(dir, name);
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) continue;  // vanished since the listing
+    const bool tmp = HasTmpInfix(name);
+    if (S_ISREG(st.st_mode)) {
+      if (!tmp) continue;
+      out->found.push_back(path);
+      const size_t pos = name.find(kMetadataTmpInfix);
+      if (top && pos != std::string::npos &&
+          !env::FileExists(env::JoinPath(dir, name.substr(0, pos) + ".metadata"))) {
+        out->only_copies.push_back(path);
+      }
+      continue;
+    }
+    if (tmp) out->unexpected.push_back(path);
+    // Kudu's walk enters every directory, those with the infix too, but
+    // neither follows a symlink (lstat above) nor crosses a mount.
+    std::vector<std::string> below;
+    // A subdirectory gone or unreadable during the walk is skipped.
+    if (S_ISDIR(st.st_mode) && st.st_dev == dev && ListNames(path, &below).ok()) {
+      Walk(path, below, dev, false, out);
+    }
+  }
+}
+
+}  // namespace
+
+bool HasTmpInfix(const std::string& name) { return name.find(kTmpInfix) != std::string::npos; }
+
+std::string NewTempFilePath(const std::string& prefix) {
+  static const char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  thread_local std::mt19937_64 rng([] {
+    std::random_device seed;
+    return (static_cast<uint64_t>(seed()) << 32) ^ seed();
+  }());
+  std::string suffix(6, 'x');
+  for (char& ch : suffix) ch = kChars[rng() % (sizeof(kChars) - 1)];
+  return prefix + kTmpInfix + "." + suffix;
+}
+
+Status CreateTempFile(const std::string& prefix, const WriteEncryption& enc,
+                      std::unique_ptr<WritableFile>* file, std::string* path) {
+  for (int attempt = 0; attempt < kTempFileNameAttempts; attempt++) {
+    const std::string candidate = NewTempFilePath(prefix);
+    Status s = WritableFile::Open(candidate, CreateMode::kCreateNew, enc, file);
+    if (s.ok()) {
+      *path = candidate;
+      return s;
+    }
+    if (s.posix_code() != EEXIST) return s;
+  }
+  return Status::IOError(prefix + kTmpInfix + ".XXXXXX: no unused temporary file name");
+}
+
+Status FindTemporaryFiles(const std::string& data_dir, TemporaryFiles* out) {
+  struct stat st;
+  if (::lstat(data_dir.c_str(), &st) != 0) return Status::FromErrno(data_dir, errno);
+  std::vector<std::string> names;
+  RETURN_NOT_OK_PREPEND(ListNames(data_dir, &names), "cannot list data dir");
+  Walk(data_dir, names, st.st_dev, true, out);
+  return Status::OK();
+}
+
+Status DeleteTemporaryFiles(TemporaryFiles* files) {
+  const std::set<std::string> keep(files->only_copies.begin(), files->only_copies.end());
+  std::set<std::string> dirs;
+  auto fail = [files](const std::string& path, const Status& s) {
+    files->failed_path = path;
+    files->failure = s;
+    return s;
+  };
+  for (const std::string& path : files->found) {
+    if (keep.count(path) > 0) continue;
+    Status s = env::DeleteFile(path);
+    if (!s.ok() && !s.IsNotFound()) return fail(path, s);
+    files->deleted.push_back(path);
+    dirs.insert(env::DirName(path));
+  }
+  for (const std::string& dir : dirs) {
+    Status s = env::SyncDir(dir);
+    if (!s.ok()) return fail(dir, s);
+  }
+  return Status::OK();
+}
+
+}  // namespace fs
+}  // namespace kudu

@@ -1,0 +1,361 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// The `kudu` command line as an operator meets it, run as a subprocess: help
+// at every level, the version, flags refused where they do not belong or
+// with bad values (exit 2, one line naming the flag and the value), checked
+// writes to standard output, block ids as Kudu prints them, the directory
+// flags, `fs list`'s columns and formats, and `fs locate_block`.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kudu/util/env.h"
+#include "util/kudu_subprocess.h"
+#include "util/test_macros.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace {
+
+using nlohmann::json;
+using test::Describe;
+using test::RunKudu;
+using test::RunResult;
+using test::TempDir;
+
+std::vector<std::string> Lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+class ToolCliTest : public ::testing::Test {
+ protected:
+  // One generated root, shared by the cases of a test.
+  std::string Generated(const std::string& name, int containers = 3, int blocks = 6,
+                        int seed = 1) {
+    const std::string root = tmp_.Join(name);
+    RunResult r = RunKudu(tmp_, {"fs", "generate", "--fs_data_dirs=" + root,
+                                 "--containers=" + std::to_string(containers),
+                                 "--blocks_per_container=" + std::to_string(blocks),
+                                 "--seed=" + std::to_string(seed)});
+    EXPECT_EQ(0, r.exit_status) << Describe(r);
+    return root;
+  }
+  // Exit 2, nothing on stdout, one line on stderr holding every `what`.
+  void ExpectUsageError(const std::vector<std::string>& args,
+                        const std::vector<std::string>& what) {
+    std::string cmd;
+    for (const auto& a : args) cmd += " " + a;
+    SCOPED_TRACE(cmd);
+    RunResult r = RunKudu(tmp_, args);
+    EXPECT_EQ(2, r.exit_status) << Describe(r);
+    EXPECT_EQ("", r.out);
+    const std::vector<std::string> lines = Lines(r.err);
+    ASSERT_EQ(1u, lines.size()) << r.err;
+    EXPECT_EQ(0u, lines[0].rfind("kudu: error:", 0)) << lines[0];
+    for (const std::string& w : what) EXPECT_NE(std::string::npos, lines[0].find(w)) << lines[0];
+  }
+
+  TempDir tmp_;
+};
+
+TEST_F(ToolCliTest, HelpAtEveryLevel) {
+  RunResult top = RunKudu(tmp_, {"--help"});
+  EXPECT_EQ(0, top.exit_status) << Describe(top);
+  EXPECT_NE(std::string::npos, top.out.find("  fs\t")) << top.out;
+  EXPECT_NE(std::string::npos, top.out.find("  pbc\t")) << top.out;
+
+  RunResult group = RunKudu(tmp_, {"fs", "--help"});
+  EXPECT_EQ(0, group.exit_status) << Describe(group);
+  for (const char* action : {"check", "list", "generate", "bench", "locate_block"}) {
+    EXPECT_NE(std::string::npos, group.out.find(std::string("  ") + action + "\t")) << action;
+  }
+
+  for (const char* h : {"--help", "-h", "--helpshort"}) {
+    SCOPED_TRACE(h);
+    RunResult r = RunKudu(tmp_, {"fs", "check", h});
+    EXPECT_EQ(0, r.exit_status) << Describe(r);
+    EXPECT_EQ(0u, r.out.rfind("Usage: kudu fs check", 0)) << r.out;
+    // Its own flags with their defaults, and nothing of glog's.
+    EXPECT_NE(std::string::npos, r.out.find("  -repair (")) << r.out;
+    EXPECT_NE(std::string::npos, r.out.find("type: bool default: false")) << r.out;
+    EXPECT_NE(std::string::npos, r.out.find("  -fs_wal_dir (")) << r.out;
+    EXPECT_NE(std::string::npos, r.out.find("  -fs_max_thread_count_per_data_dir (")) << r.out;
+    EXPECT_NE(std::string::npos, r.out.find("type: int32 default: 8")) << r.out;
+    EXPECT_EQ(std::string::npos, r.out.find("logtostderr")) << r.out;
+    EXPECT_EQ(std::string::npos, r.out.find("-columns")) << r.out;
+  }
+  RunResult pbc = RunKudu(tmp_, {"pbc", "dump", "--help"});
+  EXPECT_EQ(0, pbc.exit_status) << Describe(pbc);
+  EXPECT_EQ(0u, pbc.out.rfind("Usage: kudu pbc dump <file>", 0)) << pbc.out;
+  EXPECT_NE(std::string::npos, pbc.out.find("  -json_pretty (")) << pbc.out;
+
+  RunResult full = RunKudu(tmp_, {"--helpfull"});
+  EXPECT_EQ(0, full.exit_status);
+  for (const char* flag : {"log_container_max_size", "fs_metadata_dir", "oneline", "columns",
+                           "bench_repetitions", "logtostderr"}) {
+    EXPECT_NE(std::string::npos, full.out.find(flag)) << flag;
+  }
+  RunResult version = RunKudu(tmp_, {"--version"});
+  EXPECT_EQ(0, version.exit_status) << Describe(version);
+  EXPECT_EQ(0u, version.out.rfind("kudu ", 0)) << version.out;
+
+  // No action: the group's actions on stderr, then the error.
+  RunResult bare = RunKudu(tmp_, {"fs"});
+  EXPECT_EQ(2, bare.exit_status);
+  EXPECT_NE(std::string::npos, bare.err.find("  locate_block\t")) << bare.err;
+  EXPECT_NE(std::string::npos, bare.err.find("kudu: error: missing fs command")) << bare.err;
+}
+
+TEST_F(ToolCliTest, FlagsAnActionDoesNotTakeAreRefused) {
+  const std::string root = Generated("a");
+  const std::string dirs = "--fs_data_dirs=" + root;
+  ExpectUsageError({"fs", "list", dirs, "--repair"}, {"fs list", "--repair"});
+  ExpectUsageError({"fs", "check", dirs, "--columns=offset"}, {"fs check", "--columns"});
+  ExpectUsageError({"fs", "check", dirs, "--oneline"}, {"--oneline"});
+  ExpectUsageError({"fs", "generate", "--fs_data_dirs=" + tmp_.Join("g"), "--repair"},
+                   {"--repair"});
+  // glog's flags are taken everywhere.
+  RunResult r = RunKudu(tmp_, {"fs", "list", dirs, "--v=0"});
+  EXPECT_EQ(0, r.exit_status) << Describe(r);
+}
+
+TEST_F(ToolCliTest, BadFlagValuesNameTheFlagAndTheValue) {
+  const std::string root = Generated("a");
+  const std::string dirs = "--fs_data_dirs=" + root;
+  const std::string ratio = "--log_container_live_metadata_before_compact_ratio=";
+  for (const char* v : {"-1", "2", "nan", "inf", "-inf", "1.5"}) {
+    ExpectUsageError({"fs", "check", dirs, ratio + v},
+                     {"log_container_live_metadata_before_compact_ratio", std::string("'") + v});
+  }
+  ExpectUsageError({"fs", "check", dirs, "--log_container_max_size=0"},
+                   {"--log_container_max_size", "'0'"});
+  ExpectUsageError({"fs", "check", dirs, "--log_container_max_blocks=-2"},
+                   {"--log_container_max_blocks", "'-2'"});
+  ExpectUsageError({"fs", "check", dirs, "--fs_max_thread_count_per_data_dir=0"},
+                   {"--fs_max_thread_count_per_data_dir", "'0'"});
+  ExpectUsageError({"fs", "check", dirs,
+                    "--log_container_metadata_replay_budget_wait_ms=18446744073709551615"},
+                   {"--log_container_metadata_replay_budget_wait_ms", "18446744073709551615"});
+  ExpectUsageError({"fs", "check", dirs, "--fs_max_thread_count_per_data_dir=many"},
+                   {"--fs_max_thread_count_per_data_dir", "'many'"});
+  ExpectUsageError({"fs", "generate", "--fs_data_dirs=" + tmp_.Join("g"), "--containers=-1"},
+                   {"--containers", "'-1'"});
+  ExpectUsageError({"fs", "list", dirs, "--format=xml"}, {"--format", "xml"});
+  ExpectUsageError({"fs", "list", dirs, "--columns=block-id,colour"}, {"--columns", "colour"});
+  // The bounds themselves are fine.
+  for (const char* v : {"0", "1", "0.25"}) {
+    RunResult r = RunKudu(tmp_, {"fs", "check", dirs, ratio + v});
+    EXPECT_EQ(0, r.exit_status) << v << Describe(r);
+  }
+  RunResult r = RunKudu(tmp_, {"fs", "list", dirs, "--log_container_max_blocks=-1",
+                               "--log_container_metadata_replay_budget_wait_ms=86400000"});
+  EXPECT_EQ(0, r.exit_status) << Describe(r);
+}
+
+TEST_F(ToolCliTest, AFailedWriteToStandardOutputIsAnError) {
+  if (!env::FileExists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const std::string root = Generated("a");
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"fs", "list", "--fs_data_dirs=" + root},
+        std::vector<std::string>{"fs", "check", "--fs_data_dirs=" + root},
+        std::vector<std::string>{"fs", "check", "--fs_data_dirs=" + root, "--format=json"}}) {
+    SCOPED_TRACE(args[1]);
+    RunResult r = RunKudu(tmp_, args, "/dev/full");
+    EXPECT_EQ(1, r.exit_status) << Describe(r);
+    const std::vector<std::string> lines = Lines(r.err);
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(0u, lines.back().rfind("kudu: error: cannot write to standard output", 0))
+        << r.err;
+  }
+}
+
+TEST_F(ToolCliTest, BlockIdsAreZeroPaddedDecimal) {
+  const std::string root = Generated("a");
+  std::string expected;
+  ASSERT_OK(test::ReadFileToString(env::JoinPath(root, "generate_live_blocks.txt"), &expected));
+  RunResult list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + root});
+  ASSERT_EQ(0, list.exit_status) << Describe(list);
+  EXPECT_EQ(expected, list.out);
+  const std::regex line("[0-9]{16,20} [0-9a-f]{32} [0-9]+ [0-9]+");
+  const std::vector<std::string> lines = Lines(list.out);
+  ASSERT_FALSE(lines.empty());
+  for (const std::string& l : lines) EXPECT_TRUE(std::regex_match(l, line)) << l;
+
+  // The text report's ids are the same decimal form.
+  RunResult check = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root});
+  ASSERT_EQ(0, check.exit_status) << Describe(check);
+  const std::string max_id = lines.back().substr(0, lines.back().find(' '));
+  EXPECT_NE(std::string::npos, check.out.find("Maximum block id: " + max_id)) << check.out;
+}
+
+TEST_F(ToolCliTest, ListColumnsAndFormats) {
+  const std::string root = Generated("a", 2, 4);
+  const std::string dirs = "--fs_data_dirs=" + root;
+  RunResult plain = RunKudu(tmp_, {"fs", "list", dirs});
+  ASSERT_EQ(0, plain.exit_status) << Describe(plain);
+  const std::vector<std::string> rows = Lines(plain.out);
+  ASSERT_FALSE(rows.empty());
+  std::istringstream first(rows[0]);
+  std::string id, container, offset, length;
+  first >> id >> container >> offset >> length;
+  const std::string data_file = root + "/data/" + container + ".data";
+
+  RunResult space = RunKudu(tmp_, {"fs", "list", dirs, "--format=space"});
+  EXPECT_EQ(plain.out, space.out);
+
+  RunResult csv = RunKudu(tmp_, {"fs", "list", dirs, "--format=csv",
+                                 "--columns=data-file,block-id,length"});
+  ASSERT_EQ(0, csv.exit_status) << Describe(csv);
+  EXPECT_EQ(data_file + "," + id + "," + length, Lines(csv.out)[0]);
+  EXPECT_EQ(rows.size(), Lines(csv.out).size());
+
+  RunResult tsv = RunKudu(tmp_, {"fs", "list", dirs, "--format=tsv", "--columns=offset,block-id"});
+  EXPECT_EQ(offset + "\t" + id, Lines(tsv.out)[0]);
+
+  RunResult pretty = RunKudu(tmp_, {"fs", "list", dirs, "--format=pretty"});
+  ASSERT_EQ(0, pretty.exit_status) << Describe(pretty);
+  const std::vector<std::string> p = Lines(pretty.out);
+  ASSERT_EQ(rows.size() + 2, p.size());
+  EXPECT_TRUE(std::regex_match(p[0], std::regex(" block-id +\\| container +\\| offset +\\| length")))
+      << p[0];
+  EXPECT_EQ(0u, p[1].find("------")) << p[1];
+  EXPECT_NE(std::string::npos, p[2].find(id)) << p[2];
+
+  RunResult js = RunKudu(tmp_, {"fs", "list", dirs, "--format=json",
+                                "--columns=block-id,container,offset,length,data-file"});
+  ASSERT_EQ(0, js.exit_status) << Describe(js);
+  json a = json::parse(js.out);
+  ASSERT_TRUE(a.is_array());
+  ASSERT_EQ(rows.size(), a.size());
+  EXPECT_EQ(id, a[0]["block-id"]);
+  EXPECT_EQ(container, a[0]["container"]);
+  EXPECT_EQ(std::stoll(offset), a[0]["offset"].get<int64_t>());
+  EXPECT_EQ(std::stoll(length), a[0]["length"].get<int64_t>());
+  EXPECT_EQ(data_file, a[0]["data-file"]);
+
+  ASSERT_OK(env::CreateDirs(tmp_.Join("empty/data")));
+  RunResult none = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + tmp_.Join("empty"),
+                                  "--format=json"});
+  EXPECT_EQ("[]\n", none.out);
+}
+
+TEST_F(ToolCliTest, LocateBlock) {
+  const std::string root = Generated("a", 2, 4);
+  const std::string dirs = "--fs_data_dirs=" + root;
+  RunResult plain = RunKudu(tmp_, {"fs", "list", dirs});
+  const std::vector<std::string> rows = Lines(plain.out);
+  ASSERT_GE(rows.size(), 2u);
+  std::istringstream a(rows[0]), b(rows.back());
+  std::string id_a, c_a, id_b, c_b;
+  a >> id_a >> c_a;
+  b >> id_b >> c_b;
+
+  // Unpadded input prints padded, as Kudu prints ids.
+  const std::string unpadded = std::to_string(std::stoull(id_b));
+  RunResult found = RunKudu(tmp_, {"fs", "locate_block", dirs, id_a, unpadded});
+  ASSERT_EQ(0, found.exit_status) << Describe(found);
+  EXPECT_EQ(id_a + " | " + root + "/data/" + c_a + ".data\n" + id_b + " | " + root + "/data/" +
+                c_b + ".data\n",
+            found.out);
+
+  RunResult missing = RunKudu(tmp_, {"fs", "locate_block", dirs, id_a, "18446744073709551615"});
+  EXPECT_EQ(1, missing.exit_status) << Describe(missing);
+  EXPECT_NE(std::string::npos, missing.out.find("18446744073709551615 | not found")) << missing.out;
+  EXPECT_NE(std::string::npos, missing.out.find(id_a + " | ")) << missing.out;
+  EXPECT_NE(std::string::npos, missing.err.find("1 of 2 blocks not found")) << missing.err;
+
+  ExpectUsageError({"fs", "locate_block", dirs, "0x10"}, {"0x10"});
+  ExpectUsageError({"fs", "locate_block", dirs, "18446744073709551616"}, {"18446744073709551616"});
+  RunResult none = RunKudu(tmp_, {"fs", "locate_block", dirs});
+  EXPECT_EQ(2, none.exit_status);
+  EXPECT_EQ(0u, none.err.rfind("Usage: kudu fs locate_block <block id>...", 0)) << none.err;
+}
+
+TEST_F(ToolCliTest, DirectoryFlags) {
+  const std::string a = Generated("a", 2, 4);
+  const std::string b = Generated("b", 2, 4, 2);
+  RunResult both = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + a + "," + b});
+  ASSERT_EQ(0, both.exit_status) << Describe(both);
+
+  // Empty entries are skipped; a root spelled twice counts once.
+  RunResult spelled = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=," + a + ",," + b + "/," +
+                                                       tmp_.Join("b/../a") + ","});
+  EXPECT_EQ(0, spelled.exit_status) << Describe(spelled);
+  EXPECT_EQ(both.out, spelled.out);
+
+  // The WAL root alone is the data root.
+  RunResult wal = RunKudu(tmp_, {"fs", "check", "--fs_wal_dir=" + a, "--format=json"});
+  ASSERT_EQ(0, wal.exit_status) << Describe(wal);
+  json j = json::parse(wal.out);
+  EXPECT_EQ(a, j["wal_dir"]);
+  EXPECT_EQ(a, j["metadata_dir"]);
+  EXPECT_EQ(1u, j["data_dirs"].size());
+
+  // A WAL root beside the data roots is not opened; the metadata root is the
+  // first data root once it has a tablet-meta entry (a plain file counts).
+  const std::string w = tmp_.Join("wal");
+  ASSERT_OK(env::CreateDirs(w));
+  RunResult text = RunKudu(tmp_, {"fs", "check", "--fs_wal_dir=" + w, "--fs_data_dirs=" + b});
+  ASSERT_EQ(0, text.exit_status) << Describe(text);
+  EXPECT_NE(std::string::npos, text.out.find("wal directory: " + w + "\n")) << text.out;
+  EXPECT_NE(std::string::npos, text.out.find("metadata directory: " + w + "\n")) << text.out;
+  ASSERT_OK(test::WriteStringToFile(b + "/tablet-meta", ""));
+  text = RunKudu(tmp_, {"fs", "check", "--fs_wal_dir=" + w, "--fs_data_dirs=" + b});
+  EXPECT_NE(std::string::npos, text.out.find("metadata directory: " + b + "\n")) << text.out;
+  const std::string m = tmp_.Join("meta");
+  ExpectUsageError({"fs", "check", "--fs_wal_dir=" + w, "--fs_data_dirs=" + b,
+                    "--fs_metadata_dir=" + m},
+                   {"--fs_metadata_dir", m});
+  ExpectUsageError({"fs", "list", "--fs_wal_dir=" + tmp_.Join("nowal"), "--fs_data_dirs=" + b},
+                   {"--fs_wal_dir", tmp_.Join("nowal")});
+  ASSERT_OK(env::CreateDirs(m));
+  text = RunKudu(tmp_, {"fs", "check", "--fs_wal_dir=" + w, "--fs_data_dirs=" + b,
+                        "--fs_metadata_dir=" + m + "/"});
+  EXPECT_NE(std::string::npos, text.out.find("metadata directory: " + m + "\n")) << text.out;
+
+  // Canonical: a symlinked parent resolves.
+  ASSERT_EQ(0, ::symlink(tmp_.path().c_str(), tmp_.Join("link").c_str()));
+  RunResult linked = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + tmp_.Join("link") + "/a",
+                                    "--format=json"});
+  ASSERT_EQ(0, linked.exit_status) << Describe(linked);
+  // Reported as the canonical root (with or without its /data).
+  const std::string reported = json::parse(linked.out)["data_dirs"][0];
+  EXPECT_EQ(0u, reported.rfind(a, 0)) << reported;
+  EXPECT_EQ(a, json::parse(linked.out)["wal_dir"]);
+
+  ExpectUsageError({"fs", "list", "--fs_data_dirs=relative/dir"}, {"Relative path", "relative/dir"});
+  ExpectUsageError({"fs", "list", "--fs_data_dirs= " + a}, {"illegal whitespace"});
+  ExpectUsageError({"fs", "list", "--fs_wal_dir=" + a + " "}, {"illegal whitespace"});
+  ExpectUsageError({"fs", "list", "--fs_data_dirs=" + tmp_.Join("nowhere/x")}, {"nowhere"});
+}
+
+}  // namespace
+}  // namespace kudu

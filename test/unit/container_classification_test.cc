@@ -1,0 +1,154 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// The container classification is a function of numbers: a table of facts
+// and the class each gives, with the flags' defaults and with limits set.
+#include "kudu/fs/container_classification.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace kudu {
+namespace fs {
+namespace {
+
+constexpr uint64_t kMaxSize = 1000;
+constexpr uint64_t kEnc = 64;  // encryption header
+
+ClassificationRules Rules(int64_t max_blocks = -1, double ratio = 0.5) {
+  ClassificationRules r;
+  r.max_container_size = kMaxSize;
+  r.max_container_blocks = max_blocks;
+  r.live_ratio_before_compact = ratio;
+  return r;
+}
+
+// A container with both files, replayed, with these counts.
+ContainerFacts Replayed(uint64_t next_offset, uint64_t total, uint64_t live) {
+  ContainerFacts f;
+  f.has_data = f.has_metadata = true;
+  f.data_size = 4096;
+  f.metadata_size = 100;
+  f.replayed = true;
+  f.next_write_offset = next_offset;
+  f.total_blocks = total;
+  f.live_blocks = live;
+  return f;
+}
+
+ContainerFacts Sizes(bool has_data, uint64_t data, bool has_meta, uint64_t meta,
+                     uint64_t header = 0) {
+  ContainerFacts f;
+  f.has_data = has_data;
+  f.data_size = data;
+  f.has_metadata = has_meta;
+  f.metadata_size = meta;
+  f.encryption_header_size = header;
+  return f;
+}
+
+struct Row {
+  const char* what;
+  ContainerFacts facts;
+  ClassificationRules rules;
+  ContainerClass cls;
+  IncompleteReason reason;
+};
+
+TEST(ContainerClassificationTest, Table) {
+  using C = ContainerClass;
+  using R = IncompleteReason;
+  ContainerFacts metadata_only = Replayed(0, 3, 0);
+  metadata_only.has_data = false;
+  metadata_only.data_size = 0;
+  ContainerFacts metadata_only_live = metadata_only;
+  metadata_only_live.live_blocks = 1;
+  ContainerFacts metadata_only_fatal = metadata_only;
+  metadata_only_fatal.replay_fatal = true;
+  ContainerFacts not_replayed = Replayed(kMaxSize, 10, 0);
+  not_replayed.replayed = false;
+
+  const Row rows[] = {
+      // Incomplete by size (§4): before any replay, a missing file is size 0.
+      {"no metadata, empty data", Sizes(true, 0, false, 0), Rules(), C::kIncomplete,
+       R::kNoMetadataEmptyData},
+      {"short metadata, no data", Sizes(false, 0, true, 11), Rules(), C::kIncomplete,
+       R::kShortMetadataNoData},
+      {"short metadata, empty data", Sizes(true, 0, true, 11), Rules(), C::kIncomplete,
+       R::kShortMetadataEmptyData},
+      {"header-sized metadata", Sizes(true, 0, true, 12), Rules(), C::kActive, R::kNone},
+      {"short metadata, data with a byte", Sizes(true, 1, true, 11), Rules(), C::kActive,
+       R::kNone},
+      {"encrypted: data is only its header", Sizes(true, kEnc, true, kEnc + 11, kEnc), Rules(),
+       C::kIncomplete, R::kShortMetadataEmptyData},
+      {"encrypted: header-sized metadata", Sizes(true, kEnc, true, kEnc + 12, kEnc), Rules(),
+       C::kActive, R::kNone},
+      {"encrypted: data past its header", Sizes(true, kEnc + 1, true, kEnc, kEnc), Rules(),
+       C::kActive, R::kNone},
+      {"no metadata, data with bytes: an error, not a class", Sizes(true, 10, false, 0), Rules(),
+       C::kActive, R::kNone},
+      // Metadata without data: the records decide.
+      {"metadata only, nothing live", metadata_only, Rules(), C::kIncomplete,
+       R::kMetadataOnlyNoLiveBlocks},
+      {"metadata only, live blocks: an error", metadata_only_live, Rules(), C::kActive, R::kNone},
+      {"metadata only, replay failed", metadata_only_fatal, Rules(), C::kActive, R::kNone},
+      {"counts unknown before the replay", not_replayed, Rules(), C::kActive, R::kNone},
+      // Full by size.
+      {"below max size", Replayed(kMaxSize - 1, 10, 1), Rules(), C::kActive, R::kNone},
+      {"at max size, most live", Replayed(kMaxSize, 10, 6), Rules(), C::kFull, R::kNone},
+      {"at max size, nothing live", Replayed(kMaxSize, 10, 0), Rules(), C::kDead, R::kNone},
+      {"at max size, half live", Replayed(kMaxSize, 10, 5), Rules(), C::kLowLive, R::kNone},
+      {"past max size, one live", Replayed(kMaxSize + 1, 10, 1), Rules(), C::kLowLive, R::kNone},
+      {"ratio 0: only dead is compacted", Replayed(kMaxSize, 10, 1), Rules(-1, 0), C::kFull,
+       R::kNone},
+      {"ratio 1: every full one", Replayed(kMaxSize, 10, 10), Rules(-1, 1), C::kLowLive,
+       R::kNone},
+      // Full by block count, only when the limit is set.
+      {"block limit unset", Replayed(0, 1000000, 1000000), Rules(-1), C::kActive, R::kNone},
+      {"block limit 0 is unlimited", Replayed(0, 1000000, 1000000), Rules(0), C::kActive,
+       R::kNone},
+      {"below block limit", Replayed(0, 9, 9), Rules(10), C::kActive, R::kNone},
+      {"at block limit", Replayed(0, 10, 9), Rules(10), C::kFull, R::kNone},
+      {"at block limit, nothing live", Replayed(0, 10, 0), Rules(10), C::kDead, R::kNone},
+      {"at block limit, few live", Replayed(0, 12, 3), Rules(10), C::kLowLive, R::kNone},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.what);
+    const Classification got = ClassifyContainer(row.facts, row.rules);
+    EXPECT_EQ(ContainerClassName(row.cls), std::string(ContainerClassName(got.cls)));
+    EXPECT_EQ(static_cast<int>(row.reason), static_cast<int>(got.incomplete_reason));
+    EXPECT_EQ(row.cls == C::kFull || row.cls == C::kDead || row.cls == C::kLowLive, got.full());
+    if (!row.facts.replayed) {
+      EXPECT_EQ(static_cast<int>(row.reason),
+                static_cast<int>(IncompleteBySize(row.facts)));
+    }
+  }
+}
+
+TEST(ContainerClassificationTest, EveryReasonHasText) {
+  EXPECT_EQ("", std::string(IncompleteReasonText(IncompleteReason::kNone)));
+  for (IncompleteReason r :
+       {IncompleteReason::kNoMetadataEmptyData, IncompleteReason::kShortMetadataNoData,
+        IncompleteReason::kShortMetadataEmptyData, IncompleteReason::kMetadataOnlyNoLiveBlocks}) {
+    EXPECT_FALSE(std::string(IncompleteReasonText(r)).empty());
+  }
+}
+
+}  // namespace
+}  // namespace fs
+}  // namespace kudu

@@ -1,0 +1,346 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+// The corruption injector, checked against the open: every kind it injects
+// lands where it says (container, file, raw offset), on plain and encrypted
+// dirs, and the model it keeps of the live set is the one the open finds.
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/block_workload.h"
+#include "kudu/util/env.h"
+#include "util/fs_fixture_util.h"
+#include "util/lbm_corruptor.h"
+#include "util/test_macros.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace test {
+namespace {
+
+constexpr int kContainers = 6;
+constexpr int kBlocksPerContainer = 30;
+
+class LbmCorruptorTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    key_ = TestServerKey();
+    for (int i = 0; i < 2; i++) roots_.push_back(tmp_.Join("root" + std::to_string(i)));
+    fs::BlockWorkloadOptions wo;
+    wo.writer.data_dirs = roots_;
+    wo.writer.server_key = encrypted() ? &key_ : nullptr;
+    wo.writer.sync = false;
+    wo.writer.fs_block_size = 4096;
+    wo.containers = kContainers;
+    wo.blocks_per_container = kBlocksPerContainer;
+    wo.deleted_block_percentage = 40;
+    wo.max_block_size = 2048;
+    wo.max_group_size = 2;
+    wo.seed = 11;
+    fs::BlockWorkloadResult gen;
+    ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+  }
+
+  bool encrypted() const { return GetParam(); }
+  const ServerKey* key() const { return encrypted() ? &key_ : nullptr; }
+
+  LbmCorruptor::Options CorruptorOptions(uint32_t seed = 1) const {
+    LbmCorruptor::Options o;
+    o.roots = roots_;
+    o.server_key = key();
+    o.max_container_blocks = kBlocksPerContainer;  // every generated container is full
+    o.seed = seed;
+    return o;
+  }
+
+  void Open(fs::OpenResult* r, bool repair = false) {
+    fs::BlockManagerOpenOptions o = OpenOptions(roots_, key());
+    o.max_container_blocks = kBlocksPerContainer;
+    o.repair = repair;
+    fs::OpenBlockManager(o, r);
+  }
+
+  static const fs::ContainerInfo* Find(const fs::OpenResult& r, const std::string& path) {
+    for (const fs::ContainerInfo& c : r.containers) {
+      if (c.path == path) return &c;
+    }
+    return nullptr;
+  }
+
+  // The container an injection names, which must hold a fatal problem of
+  // `kind` at the injection's offset.
+  static void ExpectProblemAt(const fs::OpenResult& r, const Injected& inj,
+                              fs::ContainerProblem::Kind kind) {
+    ASSERT_FALSE(r.ok()) << DamageName(inj.damage);
+    const fs::ContainerInfo* c = Find(r, inj.container);
+    ASSERT_NE(nullptr, c) << inj.container;
+    bool found = false;
+    std::string seen;
+    for (const fs::ContainerProblem& p : c->problems) {
+      found |= p.kind == kind && p.offset == inj.offset;
+      seen += std::string(" ") + fs::ContainerProblemKindName(p.kind) + "@" + std::to_string(p.offset);
+    }
+    EXPECT_TRUE(found) << DamageName(inj.damage) << " variant " << inj.variant << " at "
+                       << inj.offset << "; problems:" << seen;
+  }
+
+  TempDir tmp_;
+  ServerKey key_;
+  std::vector<std::string> roots_;
+};
+
+TEST_P(LbmCorruptorTest, ModelOfACleanDirIsTheOpensLiveSet) {
+  LbmCorruptor corruptor(CorruptorOptions());
+  ASSERT_OK(corruptor.Init());
+  fs::OpenResult r;
+  Open(&r);
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  EXPECT_EQ(LiveSetOf(r), corruptor.ExpectedLiveSet());
+  EXPECT_FALSE(corruptor.ExpectedLiveSet().empty());
+}
+
+TEST_P(LbmCorruptorTest, PartialRecordOfEveryShapeIsReportedAtItsOffset) {
+  for (int k = 0; k < kNumPartialKinds; k++) {
+    LbmCorruptor corruptor(CorruptorOptions(100 + k));
+    ASSERT_OK(corruptor.Init());
+    Injected inj;
+    ASSERT_OK(corruptor.AddPartialRecord(static_cast<PartialKind>(k), &inj));
+    fs::OpenResult r;
+    Open(&r);
+    ASSERT_TRUE(r.ok()) << r.status.ToString();
+    const fs::ContainerInfo* c = Find(r, inj.container);
+    ASSERT_NE(nullptr, c);
+    EXPECT_TRUE(c->partial_record()) << "kind " << k;
+    EXPECT_EQ(inj.offset, c->partial_record_offset()) << "kind " << k;
+    EXPECT_EQ(LiveSetOf(r), corruptor.ExpectedLiveSet()) << "kind " << k;
+    // Repaired before the next kind, so that each open sees one damage.
+    fs::OpenResult repaired;
+    Open(&repaired, /*repair=*/true);
+    ASSERT_TRUE(repaired.ok()) << repaired.status.ToString();
+  }
+}
+
+TEST_P(LbmCorruptorTest, ZeroTailIsAPartialRecordAtTheOldEnd) {
+  LbmCorruptor corruptor(CorruptorOptions());
+  ASSERT_OK(corruptor.Init());
+  Injected inj;
+  ASSERT_OK(corruptor.AppendZeroTail(4096, &inj));
+  fs::OpenResult r;
+  Open(&r);
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  const fs::ContainerInfo* c = Find(r, inj.container);
+  ASSERT_NE(nullptr, c);
+  EXPECT_TRUE(c->partial_record());
+  EXPECT_EQ(inj.offset, c->partial_record_offset());
+}
+
+TEST_P(LbmCorruptorTest, IncompleteContainerOfEveryShape) {
+  LbmCorruptor corruptor(CorruptorOptions());
+  ASSERT_OK(corruptor.Init());
+  std::vector<Injected> made;
+  for (int k = 0; k < kNumIncompleteKinds; k++) {
+    Injected inj;
+    ASSERT_OK(corruptor.CreateIncompleteContainer(static_cast<IncompleteKind>(k), &inj));
+    made.push_back(inj);
+  }
+  fs::OpenResult r;
+  Open(&r);
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  for (const Injected& inj : made) {
+    const fs::ContainerInfo* c = Find(r, inj.container);
+    ASSERT_NE(nullptr, c) << "kind " << inj.variant;
+    EXPECT_TRUE(c->incomplete) << "kind " << inj.variant;
+  }
+  EXPECT_EQ(LiveSetOf(r), corruptor.ExpectedLiveSet());
+}
+
+TEST_P(LbmCorruptorTest, MalformedRecordOfEveryReasonAtItsOffset) {
+  LbmCorruptor corruptor(CorruptorOptions());
+  ASSERT_OK(corruptor.Init());
+  std::vector<Injected> made;
+  for (int k = 0; k < kNumMalformedKinds; k++) {
+    Injected inj;
+    ASSERT_OK(corruptor.AddMalformedRecord(static_cast<MalformedKind>(k), &inj));
+    made.push_back(inj);
+  }
+  fs::OpenResult r;
+  Open(&r);
+  for (const Injected& inj : made) {
+    const fs::ContainerInfo* c = Find(r, inj.container);
+    ASSERT_NE(nullptr, c);
+    bool found = false;
+    for (const MalformedRecord& m : c->malformed) {
+      if (m.record_offset == inj.offset) {
+        found = true;
+        EXPECT_EQ(inj.block_id, m.block_id);
+      }
+    }
+    EXPECT_TRUE(found) << MalformedReason(static_cast<MalformedKind>(inj.variant)) << " at "
+                       << inj.offset;
+  }
+}
+
+TEST_P(LbmCorruptorTest, MisalignedBlockIsLiveWhereTheCorruptorPutIt) {
+  LbmCorruptor corruptor(CorruptorOptions());
+  ASSERT_OK(corruptor.Init());
+  Injected inj;
+  ASSERT_OK(corruptor.AddMisalignedBlock(&inj));
+  fs::OpenResult r;
+  Open(&r);
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  const LiveSet live = LiveSetOf(r);
+  ASSERT_EQ(1u, live.count(inj.block_id));
+  EXPECT_NE(0, std::get<1>(live.at(inj.block_id)) % 4096);
+  EXPECT_EQ(live, corruptor.ExpectedLiveSet());
+}
+
+TEST_P(LbmCorruptorTest, ExtraSpaceKindsAllocateSpaceAndKeepTheLiveSet) {
+  LbmCorruptor corruptor(CorruptorOptions());
+  ASSERT_OK(corruptor.Init());
+  for (int i = 0; i < 2; i++) {
+    SCOPED_TRACE(i == 0 ? "preallocated" : "unpunched");
+    // Both need a full container: every generated one is.
+    std::map<std::string, uint64_t> allocated_before;
+    for (const std::string& root : roots_) {
+      std::vector<std::string> names;
+      ASSERT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
+      for (const std::string& n : names) {
+        const std::string p = env::JoinPath(env::JoinPath(root, "data"), n);
+        struct stat st;
+        ASSERT_EQ(0, ::stat(p.c_str(), &st));
+        allocated_before[p] = static_cast<uint64_t>(st.st_blocks) * 512;
+      }
+    }
+    Injected inj;
+    ASSERT_OK(i == 0 ? corruptor.PreallocateFullContainer(&inj)
+                     : corruptor.AddUnpunchedBlockToFullContainer(&inj));
+    struct stat after;
+    ASSERT_EQ(0, ::stat(inj.file.c_str(), &after));
+    // The data file's allocated size grew by at least what was allocated
+    // (16 KiB preallocated, or the unpunched block's fs-block multiple).
+    EXPECT_GE(static_cast<uint64_t>(after.st_blocks) * 512, allocated_before[inj.file] + 4096);
+  }
+  fs::OpenResult r;
+  Open(&r);
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  EXPECT_EQ(LiveSetOf(r), corruptor.ExpectedLiveSet());
+}
+
+TEST_P(LbmCorruptorTest, FatalKindsAreReportedAtTheirOffsets) {
+  struct Case {
+    const char* name;
+    std::function<Status(LbmCorruptor*, Injected*)> inject;
+    fs::ContainerProblem::Kind kind;
+  };
+  std::vector<Case> cases = {
+      {"checksum", [](LbmCorruptor* c, Injected* i) { return c->FlipRecordChecksum(i); },
+       fs::ContainerProblem::Kind::kCorruption},
+      {"magic", [](LbmCorruptor* c, Injected* i) { return c->DamageHeader(HeaderPart::kMagic, i); },
+       fs::ContainerProblem::Kind::kCorruption},
+      {"version", [](LbmCorruptor* c, Injected* i) { return c->DamageHeader(HeaderPart::kVersion, i); },
+       fs::ContainerProblem::Kind::kCorruption},
+      {"header crc",
+       [](LbmCorruptor* c, Injected* i) { return c->DamageHeader(HeaderPart::kHeaderChecksum, i); },
+       fs::ContainerProblem::Kind::kCorruption},
+      {"duplicate id", [](LbmCorruptor* c, Injected* i) { return c->DuplicateLiveId(i); },
+       fs::ContainerProblem::Kind::kDuplicateId},
+      {"missing data", [](LbmCorruptor* c, Injected* i) { return c->RemoveDataFile(i); },
+       fs::ContainerProblem::Kind::kMissingData},
+      {"missing metadata", [](LbmCorruptor* c, Injected* i) { return c->RemoveMetadataFile(i); },
+       fs::ContainerProblem::Kind::kMissingMetadata},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    TempDir copy;
+    std::vector<std::string> saved = roots_;
+    for (size_t i = 0; i < roots_.size(); i++) {
+      ASSERT_OK(CopyTree(saved[i], copy.Join("root" + std::to_string(i))));
+      roots_[i] = copy.Join("root" + std::to_string(i));
+    }
+    LbmCorruptor corruptor(CorruptorOptions());
+    ASSERT_OK(corruptor.Init());
+    Injected inj;
+    ASSERT_OK(tc.inject(&corruptor, &inj));
+    fs::OpenResult r;
+    Open(&r);
+    ExpectProblemAt(r, inj, tc.kind);
+    roots_ = saved;
+  }
+}
+
+TEST_P(LbmCorruptorTest, EncryptionHeaderDamageIsFatalAtOffsetZero) {
+  if (!encrypted()) GTEST_SKIP() << "plain files have no encryption header";
+  LbmCorruptor corruptor(CorruptorOptions());
+  ASSERT_OK(corruptor.Init());
+  Injected inj;
+  ASSERT_OK(corruptor.DamageHeader(HeaderPart::kEncryptionHeader, &inj));
+  fs::OpenResult r;
+  Open(&r);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(0u, inj.offset);
+}
+
+// Upstream's block_manager-stress-test does this with 16 inconsistencies:
+// random non-fatal damage, a repair, and a reopened dir with nothing left to
+// repair and the same live set.
+TEST_P(LbmCorruptorTest, RandomNonFatalDamageIsRepairedWithTheLiveSetKept) {
+  for (uint32_t seed = 1; seed <= 3; seed++) {
+    SCOPED_TRACE(seed);
+    TempDir copy;
+    std::vector<std::string> saved = roots_;
+    for (size_t i = 0; i < roots_.size(); i++) {
+      ASSERT_OK(CopyTree(saved[i], copy.Join("root" + std::to_string(i))));
+      roots_[i] = copy.Join("root" + std::to_string(i));
+    }
+    LbmCorruptor corruptor(CorruptorOptions(seed));
+    ASSERT_OK(corruptor.Init());
+    for (int i = 0; i < 16; i++) ASSERT_OK(corruptor.InjectRandomNonFatalInconsistency());
+    fs::OpenResult damaged;
+    Open(&damaged);
+    ASSERT_TRUE(damaged.ok()) << damaged.status.ToString();
+    EXPECT_EQ(LiveSetOf(damaged), corruptor.ExpectedLiveSet());
+
+    fs::OpenResult repaired;
+    Open(&repaired, /*repair=*/true);
+    ASSERT_TRUE(repaired.ok()) << repaired.status.ToString();
+
+    fs::OpenResult after;
+    Open(&after);
+    ASSERT_TRUE(after.ok()) << after.status.ToString();
+    for (const fs::ContainerInfo& c : after.containers) {
+      EXPECT_FALSE(c.partial_record()) << c.path;
+      EXPECT_FALSE(c.incomplete) << c.path;
+    }
+    EXPECT_EQ(LiveSetOf(after), corruptor.ExpectedLiveSet());
+    roots_ = saved;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(PlainAndEncrypted, LbmCorruptorTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? "Encrypted" : "Plain";
+                         });
+
+}  // namespace
+}  // namespace test
+}  // namespace kudu

@@ -1,0 +1,152 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// Kudu's temporary files (fs/temp_files.h, §1 "Temporary files"): their
+// names, the walk that finds them, and their deletion.
+#include "kudu/fs/temp_files.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kudu/util/env.h"
+#include "kudu/util/io_fault_injector.h"
+#include "util/test_macros.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace fs {
+namespace {
+
+using test::TempDir;
+
+const std::string kId(32, 'a');
+
+TEST(TempFilesTest, NamesAreKudusMkstempNames) {
+  const std::regex re("/x/" + kId + "\\.metadata\\.kudutmp\\.[A-Za-z0-9]{6}");
+  std::set<std::string> seen;
+  for (int i = 0; i < 200; i++) {
+    const std::string p = NewTempFilePath("/x/" + kId + ".metadata");
+    EXPECT_TRUE(std::regex_match(p, re)) << p;
+    seen.insert(p);
+  }
+  EXPECT_GT(seen.size(), 190u);
+  TempDir tmp;
+  std::unique_ptr<WritableFile> f;
+  std::string path;
+  ASSERT_OK(CreateTempFile(tmp.Join("instance"), WriteEncryption(), &f, &path));
+  EXPECT_TRUE(std::regex_match(path, std::regex(".*/instance\\.kudutmp\\.[A-Za-z0-9]{6}"))) << path;
+  EXPECT_TRUE(env::FileExists(path));
+  ASSERT_OK(f->Close());
+}
+
+class TempFilesWalkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    data_ = tmp_.Join("data");
+    ASSERT_OK(env::CreateDirs(data_));
+  }
+  std::string Put(const std::string& rel, const std::string& contents = "x") {
+    const std::string p = env::JoinPath(data_, rel);
+    EXPECT_OK(env::CreateDirs(env::DirName(p)));
+    EXPECT_OK(test::WriteStringToFile(p, contents));
+    return p;
+  }
+  TempDir tmp_;
+  std::string data_;
+};
+
+TEST_F(TempFilesWalkTest, FindsRegularFilesAtAnyDepthAndNothingElse) {
+  const std::string meta = Put(kId + ".metadata");
+  Put(kId + ".data");
+  Put("block_manager_instance");
+  Put("notes.txt");
+  const std::string rewrite = Put(kId + ".metadata.kudutmp.AbC123");
+  const std::string orphan = Put(std::string(32, 'b') + ".metadata.kudutmp.Zz9Yy8");
+  const std::string instance = Put("block_manager_instance.kudutmp");
+  const std::string looks_like_data = Put("c.kudutmp.data");
+  const std::string deep = Put("rdb/sub/x.kudutmp.q");
+  // A directory with the infix is unexpected, and still entered.
+  const std::string tmpdir = env::JoinPath(data_, "d.kudutmp");
+  const std::string inside = Put("d.kudutmp/" + std::string(32, 'c') + ".metadata.kudutmp.aaaaaa");
+  // Symlinks with the infix are unexpected, dangling or not, and a symlink
+  // to a dir is not followed.
+  const std::string outside = tmp_.Join("outside");
+  ASSERT_OK(env::CreateDirs(outside));
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(outside, "o.kudutmp.x"), "x"));
+  ASSERT_EQ(0, ::symlink(outside.c_str(), env::JoinPath(data_, "link").c_str()));
+  const std::string link = env::JoinPath(data_, "l.kudutmp");
+  ASSERT_EQ(0, ::symlink(meta.c_str(), link.c_str()));
+  const std::string dangling = env::JoinPath(data_, "dangling.kudutmp");
+  ASSERT_EQ(0, ::symlink("/nonexistent", dangling.c_str()));
+  const std::string fifo = env::JoinPath(data_, "f.kudutmp");
+  ASSERT_EQ(0, ::mkfifo(fifo.c_str(), 0600));
+
+  TemporaryFiles t;
+  ASSERT_OK(FindTemporaryFiles(data_, &t));
+  std::set<std::string> found(t.found.begin(), t.found.end());
+  EXPECT_EQ((std::set<std::string>{rewrite, orphan, instance, looks_like_data, deep, inside}),
+            found);
+  std::set<std::string> unexpected(t.unexpected.begin(), t.unexpected.end());
+  EXPECT_EQ((std::set<std::string>{tmpdir, link, dangling, fifo}), unexpected);
+  // Only a rewrite directly in data/ without its .metadata may be the only copy.
+  EXPECT_EQ(std::vector<std::string>{orphan}, t.only_copies);
+
+  ASSERT_OK(DeleteTemporaryFiles(&t));
+  std::set<std::string> deleted(t.deleted.begin(), t.deleted.end());
+  EXPECT_EQ((std::set<std::string>{rewrite, instance, looks_like_data, deep, inside}), deleted);
+  for (const std::string& p : deleted) EXPECT_FALSE(env::FileExists(p)) << p;
+  EXPECT_TRUE(env::FileExists(orphan));
+  EXPECT_TRUE(env::FileExists(meta));
+  EXPECT_TRUE(env::FileExists(env::JoinPath(outside, "o.kudutmp.x")));
+  struct stat st;
+  for (const std::string& p : unexpected) EXPECT_EQ(0, ::lstat(p.c_str(), &st)) << p;
+  EXPECT_TRUE(t.failure.ok());
+}
+
+TEST_F(TempFilesWalkTest, AFailedDeletionIsRecordedWithItsFile) {
+  Put(kId + ".metadata.kudutmp.aaaaaa");
+  Put(kId + ".metadata");
+  Put("x.kudutmp");
+  TemporaryFiles t;
+  ASSERT_OK(FindTemporaryFiles(data_, &t));
+  std::sort(t.found.begin(), t.found.end());
+  IoFaultInjector::Arm(IoOp::kDelete, 2, IoFault::kEIO);
+  Status s = DeleteTemporaryFiles(&t);
+  IoFaultInjector::Disarm();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(t.found[1], t.failed_path);
+  EXPECT_EQ(std::vector<std::string>{t.found[0]}, t.deleted);
+  EXPECT_TRUE(test::Contains(t.failure.ToString(), t.found[1])) << t.failure.ToString();
+  EXPECT_TRUE(env::FileExists(t.found[1]));
+}
+
+TEST_F(TempFilesWalkTest, AnUnreadableDataDirFails) {
+  TemporaryFiles t;
+  EXPECT_FALSE(FindTemporaryFiles(tmp_.Join("missing"), &t).ok());
+}
+
+}  // namespace
+}  // namespace fs
+}  // namespace kudu
