@@ -17,7 +17,8 @@
 
 // The open after a crash: a metadata file whose last append was torn (a
 // zero tail, a cut record, a body running past the end) is replayed once,
-// by the strategy the policy chose, to exactly Streaming's result.
+// by the strategy the policy chose, to exactly Streaming's result, and a
+// sparse tail is decided without reading its holes.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -147,6 +148,64 @@ TEST(TornTailReplayTest, DecidedInOnePassWithStreamingsResult) {
         ASSERT_TRUE(test::TruncateFileTo(path, 0).ok());
       }
     }
+  }
+}
+
+// A crash while appending can leave a tail of any length that was never
+// written: a hole. 4 GiB of it, plain and encrypted (a hole is zero
+// ciphertext, which the all-zero rule reads as zeros), decides as a zero
+// tail without its bytes being read, with Streaming and through the policy
+// (Windowed, the payload being far above the in-memory threshold).
+TEST(TornTailReplayTest, SparseTailIsNotRead) {
+  TempDir dir;
+  const ServerKey server_key = test::TestServerKey(16);
+  for (bool enc : {false, true}) {
+    SCOPED_TRACE(enc ? "encrypted" : "plain");
+    const ServerKey* key = enc ? &server_key : nullptr;
+    const std::string path = dir.Join(enc ? "e.metadata" : "p.metadata");
+    MetadataFileOptions opts;
+    opts.server_key = key;
+    ASSERT_TRUE(test::WriteMetadataFile(path, test::MakeRecordSequence(1000), opts).ok());
+    const uint64_t records_end = test::FileSizeOrDie(path);
+    ASSERT_TRUE(test::TruncateFileTo(path, records_end + 4096 * kMiB).ok());
+
+    Replayed ref = ReplayStreaming(path, key);
+    ASSERT_EQ(ReplayOutcome::Kind::kPartialRecord, ref.result.outcome.kind)
+        << ref.result.outcome.ToString();
+    EXPECT_EQ(records_end, ref.result.outcome.offset);
+    EXPECT_EQ(1000u, ref.result.outcome.records);
+    EXPECT_LT(ref.io.bytes_read, 64 * kMiB);
+
+    ReplayPolicyOptions popts;
+    popts.window_bytes = 4 * kMiB;  // the flag's default
+    Replayed got = ReplayThrough(path, key, popts);
+    EXPECT_EQ(ReplayStrategyKind::kWindowed, got.result.chosen);
+    EXPECT_FALSE(got.result.fell_back) << got.result.fallback_reason;
+    EXPECT_TRUE(got.result.outcome.SameAs(ref.result.outcome)) << got.result.outcome.ToString();
+    ExpectSameState(*ref.state, *got.state);
+    EXPECT_LT(got.io.bytes_read, 64 * kMiB);
+  }
+}
+
+// Data after a hole is still read: one non-zero byte near the end of a
+// sparse tail makes it damage, not a torn write.
+TEST(TornTailReplayTest, DataAfterAHoleIsRead) {
+  TempDir dir;
+  const std::string path = dir.Join("c.metadata");
+  ASSERT_TRUE(test::WriteMetadataFile(path, test::MakeRecordSequence(100)).ok());
+  const uint64_t records_end = test::FileSizeOrDie(path);
+  const uint64_t size = records_end + 256 * kMiB;
+  ASSERT_TRUE(test::TruncateFileTo(path, size).ok());
+  ASSERT_TRUE(test::SetByte(path, size - 10, 1).ok());
+  ReplayPolicyOptions popts;
+  popts.window_bytes = 4 * kMiB;
+  for (bool streaming : {true, false}) {
+    SCOPED_TRACE(streaming ? "streaming" : "policy");
+    Replayed r = streaming ? ReplayStreaming(path, nullptr) : ReplayThrough(path, nullptr, popts);
+    EXPECT_EQ(ReplayOutcome::Kind::kCorruption, r.result.outcome.kind)
+        << r.result.outcome.ToString();
+    EXPECT_EQ(records_end, r.result.outcome.offset);
+    EXPECT_LT(r.io.bytes_read, 64 * kMiB);
   }
 }
 
