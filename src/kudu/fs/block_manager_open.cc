@@ -97,7 +97,7 @@ struct DirWork {
 void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* containers,
                      DirWork* work, FinalMerges* final_merges) {
   ContainerReplayer replayer(shared->opts.policy, &shared->budget, &shared->stats);
-  ThreadMerge merge(shared->map.get(), &shared->conflicts);
+  ThreadMerge merge(shared->map.get(), &shared->conflicts, containers);
   const uint64_t progress_every = shared->opts.progress_every;
   while (true) {
     const size_t k = work->cursor.fetch_add(1);
