@@ -85,8 +85,9 @@ class OpenReadFaultsTest : public ::testing::TestWithParam<bool> {
     fs::BlockWorkloadResult gen;
     ASSERT_TRUE(fs::RunBlockWorkload(wo, &gen).ok());
     ASSERT_GE(gen.containers, 4u);
-    // A torn append in one container (a non-fatal partial record, so every
-    // accelerated strategy falls back there), and an incomplete container.
+    // A torn append in one container (a non-fatal partial record, which the
+    // accelerated strategies decide without a second pass), and an
+    // incomplete container.
     std::vector<std::string> names;
     const std::string data0 = fs::LogBlockContainerWriter::DataDir(roots_[0]);
     ASSERT_TRUE(env::ListDir(data0, &names).ok());
@@ -121,7 +122,8 @@ class OpenReadFaultsTest : public ::testing::TestWithParam<bool> {
     ASSERT_TRUE(fs::OpenBlockManager(opts, &ref).ok()) << ref.status.ToString();
     const uint64_t reads = IoFaultInjector::Count(IoOp::kRead);
     const std::string ref_desc = test::DescribeOpen(ref);
-    ASSERT_GT(reads, 8u);
+    // At least one read per replayed container (InMemory: exactly one).
+    ASSERT_GE(reads, 4u);
     ASSERT_GT(ref.block_map->size(), 0u);
     bool saw_partial = false, saw_incomplete = false;
     for (const auto& c : ref.containers) {

@@ -223,6 +223,42 @@ TEST(BlockMapTest, AllocateWhileMergesRun) {
   EXPECT_TRUE(lazy.Find(42, nullptr));
 }
 
+// On a state where most blocks were deleted, the metadata's CREATE records
+// overstate the live blocks: the map is sized by the live share the merged
+// containers report, not by the reservation, and still grows past it.
+TEST(BlockMapTest, SizedByTheLiveShareNotByTheReservation) {
+  constexpr size_t kReserved = 4000000;
+  BlockMap m;
+  m.Reserve(kReserved);
+  m.Allocate();  // too large to allocate before any container says
+  // 1% of the records are live.
+  m.NoteReplayed(kReserved / 10, kReserved / 1000);
+  std::vector<LiveBlock> blocks;
+  for (uint64_t i = 0; i < kReserved / 100; i++) {
+    blocks.push_back(LiveBlock{i * 5, BlockLocation{static_cast<int64_t>(i), 1}});
+  }
+  BlockMap::Batch batch;
+  std::vector<BlockMap::Rejected> rejected;
+  batch.AddSorted(0, blocks.data(), blocks.size() / 4);
+  m.InsertBatch(&batch, &rejected);
+  // Slots for about 1% of the reservation, not for all of it.
+  const uint64_t table_bytes = m.TableBytes();
+  EXPECT_LT(table_bytes, kReserved / 100 * 2 * (8 + sizeof(BlockMapEntry)));
+  // More live blocks than expected: the shards grow.
+  batch.AddSorted(0, blocks.data() + blocks.size() / 4, blocks.size() - blocks.size() / 4);
+  m.InsertBatch(&batch, &rejected);
+  EXPECT_TRUE(rejected.empty());
+  EXPECT_EQ(blocks.size(), m.size());
+  for (const LiveBlock& b : blocks) ASSERT_TRUE(m.Find(b.id, nullptr)) << b.id;
+
+  // Without notes (or with every record live) the reservation stands.
+  BlockMap all_live;
+  all_live.Reserve(100000);
+  all_live.NoteReplayed(1000, 1000);
+  all_live.Allocate();
+  EXPECT_GE(all_live.TableBytes(), 100000 * (8 + sizeof(BlockMapEntry)));
+}
+
 TEST(BlockMapTest, ConcurrentSingleBlockMergesFindEveryDuplicateOnce) {
   BlockMap m;
   constexpr int kThreads = 8;

@@ -114,6 +114,8 @@ class BlockIdTable {
   size_t size() const { return size_ + (has_empty_key_ ? 1 : 0); }
   // Slots allocated (statistics, tests).
   size_t capacity() const { return capacity_; }
+  // Ids it holds before it must grow.
+  size_t max_size() const { return max_size_; }
 
   // fn(id, entry) for every id, in no particular order.
   template <typename Fn>

@@ -102,7 +102,7 @@ void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* contai
                      DirWork* work, FinalMerges* final_merges) {
   ContainerReplayer replayer(shared->opts.policy, &shared->budget, &shared->stats,
                              shared->opts.strategy_factory);
-  ThreadMerge merge(shared->map.get(), &shared->conflicts);
+  ThreadMerge merge(shared->map.get(), &shared->conflicts, containers);
   while (true) {
     const size_t k = work->cursor.fetch_add(1);
     if (k >= work->queue.size()) break;

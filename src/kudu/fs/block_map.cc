@@ -63,7 +63,14 @@ void BlockMap::InsertBatchShard(Batch* batch, int s, std::vector<Rejected>* reje
   {
     std::lock_guard<std::mutex> l(shard.mu);
     // Grown once for the whole batch, not step by step inside the loop.
-    shard.map.Reserve(std::max(reserved_per_shard_, shard.map.size() + batch->shard_sizes_[s]));
+    const size_t need = shard.map.size() + batch->shard_sizes_[s];
+    if (shard.map.capacity() == 0) {
+      shard.map.Reserve(std::max(ExpectedPerShard(), need), /*touch=*/true);
+    } else if (need > shard.map.max_size()) {
+      // At least doubled: a shard that outgrows what was expected is
+      // rehashed a few times, not once per batch.
+      shard.map.Reserve(std::max(need, 2 * shard.map.size()));
+    }
     // A run's ids are consecutive stretches: one prefetch per table run
     // (kRun consecutive ids share their slots' cache lines) covers it.
     // The next run's table lines and first blocks are prefetched before
@@ -106,23 +113,47 @@ bool BlockMap::Find(uint64_t id, BlockMapEntry* entry) const {
   return true;
 }
 
-void BlockMap::Reserve(size_t n) {
-  // Stretches of ids (not single ids) are what spreads over shards: leave
-  // room for a shard getting a few more than its share.
-  reserved_per_shard_ = n == 0 ? 0 : n / kNumShards + n / (4 * kNumShards) + kShardStretch;
+size_t BlockMap::PerShard(size_t n) {
+  // Stretches of ids (not single ids) are what spreads over shards.
+  return n == 0 ? 0 : n / kNumShards + n / (4 * kNumShards) + kShardStretch;
+}
+
+size_t BlockMap::ExpectedPerShard() const {
+  const uint64_t records = noted_records_.load(std::memory_order_relaxed);
+  const uint64_t live = noted_live_.load(std::memory_order_relaxed);
+  if (records == 0 || live >= records) return PerShard(reserved_);
+  const double share = static_cast<double>(live) / static_cast<double>(records);
+  return PerShard(static_cast<size_t>(static_cast<double>(reserved_) * share));
+}
+
+void BlockMap::Reserve(size_t n) { reserved_ = n; }
+
+void BlockMap::NoteReplayed(uint64_t create_records, uint64_t live) {
+  noted_records_.fetch_add(create_records, std::memory_order_relaxed);
+  noted_live_.fetch_add(live, std::memory_order_relaxed);
 }
 
 void BlockMap::Allocate() {
-  if (reserved_per_shard_ == 0) return;
+  const size_t per_shard = ExpectedPerShard();
+  if (per_shard == 0) return;
+  const uint64_t table_bytes = static_cast<uint64_t>(per_shard) * kNumShards * 4 / 3 *
+                               (sizeof(uint64_t) + sizeof(BlockMapEntry));
+  if (table_bytes > kEagerTableBytes) return;
   for (Shard& s : shards_) {
     std::lock_guard<std::mutex> l(s.mu);
-    if (s.map.capacity() == 0) s.map.Reserve(reserved_per_shard_, /*touch=*/true);
+    if (s.map.capacity() == 0) s.map.Reserve(per_shard, /*touch=*/true);
   }
 }
 
 size_t BlockMap::size() const {
   size_t n = 0;
   for (const Shard& s : shards_) n += s.map.size();
+  return n;
+}
+
+uint64_t BlockMap::TableBytes() const {
+  uint64_t n = 0;
+  for (const Shard& s : shards_) n += s.map.capacity() * (sizeof(uint64_t) + sizeof(BlockMapEntry));
   return n;
 }
 

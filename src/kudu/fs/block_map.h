@@ -29,6 +29,7 @@
 // per-shard queue.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -94,19 +95,34 @@ class BlockMap {
   void InsertBatchShard(Batch* batch, int shard, std::vector<Rejected>* rejected);
   // Thread-safe.
   bool Find(uint64_t id, BlockMapEntry* entry) const;
-  // Sizes the map for about `n` entries without allocating anything: each
-  // shard allocates its share when it is first inserted into, or in
-  // Allocate(), whichever comes first, so no shard is ever rehashed to
-  // reach the reserved size. Not concurrent with inserts (before the merges).
+  // Sizes the map for at most `n` entries (the CREATE records the metadata
+  // files can hold) without allocating anything. Each shard allocates its
+  // share of the entries expected when it is first inserted into, or in
+  // Allocate(), whichever comes first. Not concurrent with inserts (before
+  // the merges).
   void Reserve(size_t n);
-  // Allocates each shard not allocated yet, for its share of Reserve()'s n,
-  // and touches the memory, so that merges do not take its page faults.
-  // The open calls it on its own thread while the replay threads wait for
-  // their first reads. Thread-safe.
+  // Containers whose metadata could hold `create_records` CREATE records
+  // (counted as Reserve's n was) have been replayed and left `live` live
+  // blocks. The entries expected are n scaled by the live share seen so far,
+  // so that the map follows the live blocks and not the deleted history: on
+  // a state where most blocks were deleted, n overstates the live blocks
+  // many times over. Thread-safe, cheap (two relaxed atomic adds).
+  void NoteReplayed(uint64_t create_records, uint64_t live);
+  // Allocates each shard not allocated yet, for its share of the entries
+  // expected, and touches the memory, so that merges do not take its page
+  // faults. The open calls it on its own thread while the replay threads
+  // wait for their first reads, before any container says how many of n are
+  // live: only a reservation whose table fits in kEagerTableBytes is
+  // allocated then (all of it dead costs less than the slack an open is
+  // allowed); a larger one is allocated shard by shard by the merges, sized
+  // by the live share, and faulted in at once there. Thread-safe.
   void Allocate();
+  static constexpr uint64_t kEagerTableBytes = 16ULL << 20;
 
   // Not thread-safe with concurrent inserts: for after the open.
   size_t size() const;
+  // Bytes of the shards' tables (statistics, tests).
+  uint64_t TableBytes() const;
   void ForEach(const std::function<void(uint64_t, const BlockMapEntry&)>& fn) const;
   // Every id, ascending.
   std::vector<uint64_t> SortedIds() const;
@@ -127,8 +143,15 @@ class BlockMap {
   // Inserts into a locked shard; a duplicate goes to `*rejected`.
   static void InsertLocked(Shard* shard, uint64_t id, const BlockMapEntry& entry,
                            std::vector<Rejected>* rejected);
+  // A shard's share of `n` entries, with room for a shard getting a few
+  // more stretches than its share.
+  static size_t PerShard(size_t n);
+  // The share a shard allocated now is sized for.
+  size_t ExpectedPerShard() const;
   Shard shards_[kNumShards];
-  size_t reserved_per_shard_ = 0;
+  size_t reserved_ = 0;
+  std::atomic<uint64_t> noted_records_{0};
+  std::atomic<uint64_t> noted_live_{0};
 };
 
 }  // namespace fs

@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "kudu/fs/block_id.h"
+#include "kudu/fs/container_load.h"
 #include "kudu/fs/final_merges.h"
 #include "kudu/fs/live_record_scan.h"
 
@@ -40,6 +41,10 @@ void ConflictLog::Record(std::vector<BlockMap::Rejected>* rejected) {
 }
 
 void ThreadMerge::Queue(uint32_t index, std::vector<LiveBlock> blocks) {
+  if (containers_ != nullptr) {
+    map_->NoteReplayed(EstimatedCreateRecords(MetadataPayloadBytes((*containers_)[index])),
+                       blocks.size());
+  }
   if (blocks.empty()) return;
   pending_.push_back(std::move(blocks));
   const std::vector<LiveBlock>& b = pending_.back();

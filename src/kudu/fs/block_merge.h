@@ -67,7 +67,12 @@ class ThreadMerge {
   // Flush once this many blocks are waiting: a few MiB per thread.
   static constexpr size_t kFlushBlocks = 1 << 16;
 
-  ThreadMerge(BlockMap* map, ConflictLog* conflicts) : map_(map), conflicts_(conflicts) {}
+  // `containers`, when given, are the open's containers: each queued one
+  // tells the map how many of the CREATE records its metadata could hold
+  // are live (BlockMap::NoteReplayed).
+  ThreadMerge(BlockMap* map, ConflictLog* conflicts,
+              const std::vector<ContainerInfo>* containers = nullptr)
+      : map_(map), conflicts_(conflicts), containers_(containers) {}
 
   // Queues the live blocks (ascending ids) of container `index`, whose
   // replay has ended; inserts the batch once it is large enough.
@@ -80,6 +85,7 @@ class ThreadMerge {
 
   BlockMap* const map_;
   ConflictLog* const conflicts_;
+  const std::vector<ContainerInfo>* const containers_;
   BlockMap::Batch items_;
   // The containers' live blocks the batch points into, kept until it is
   // inserted.

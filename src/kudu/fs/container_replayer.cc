@@ -43,6 +43,22 @@ MetadataReplayStrategy* ContainerReplayer::Strategy(ReplayStrategyKind kind) {
   return slot.get();
 }
 
+namespace {
+
+// A partial trailing record the shared reader found is what Streaming would
+// find: the same reader code over the same bytes read for read (the sources'
+// equivalence with the reference is what the equivalence suites test), and
+// every record before it was delivered already. Replaying the file again
+// would cost two reads per record to confirm a tail the reader has just
+// decided from the bytes in memory, under the per-read all-zero rule. Any
+// other unclean end falls back: an I/O error may not recur (or is a window
+// too small for a record, which Streaming can read), and damage is rare.
+bool IsStreamingsVerdict(const ReplayOutcome& outcome) {
+  return outcome.kind == ReplayOutcome::Kind::kPartialRecord && outcome.decided_by_reader;
+}
+
+}  // namespace
+
 ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
                                                 ContainerReplayState* state) {
   ContainerReplayResult result;
@@ -86,7 +102,8 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
   result.outcome = strategy->Replay(file, state);
   grant.Reset();
 
-  if (!result.outcome.clean() && step->strategy != ReplayStrategyKind::kStreaming) {
+  if (!result.outcome.clean() && step->strategy != ReplayStrategyKind::kStreaming &&
+      !IsStreamingsVerdict(result.outcome)) {
     result.fell_back = true;
     result.fallback_reason = result.outcome.ToString();
     LOG(WARNING) << "Replay of " << file->filename() << " with " << strategy->name()

@@ -17,10 +17,12 @@
 
 // Replays one container's metadata file the way the policy says, holding the
 // memory budget the plan needs, and falls back to Streaming when an
-// accelerated strategy ends in anything but a clean end of file: what the
-// first attempt delivered is discarded, the container is replayed again from
-// scratch, the fallback is counted and logged once with its reason. A
-// container's result is therefore always exactly Streaming's.
+// accelerated strategy ends in anything but a clean end of file or a partial
+// trailing record its reader decided (ReplayOutcome::decided_by_reader, which
+// is Streaming's verdict already): what the first attempt delivered is
+// discarded, the container is replayed again from scratch, the fallback is
+// counted and logged once with its reason. A container's result is therefore
+// always exactly Streaming's.
 //
 // One ContainerReplayer per replay thread: it keeps one instance of each
 // strategy, so buffers and parsing messages are reused across containers.

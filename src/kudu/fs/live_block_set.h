@@ -100,7 +100,9 @@ class LiveBlockSet {
   // Hands over every live block by ascending id and leaves the set empty.
   // While the ids arrived in order this is the set's own vector, moved out
   // (its tombstones dropped in place): the open's merge reads it where it
-  // is instead of copying it.
+  // is instead of copying it. Its capacity is cut to about its size: the
+  // vector waits for the merge, and room reserved for the CREATE records
+  // (or left by deleted blocks) would otherwise be held per container.
   std::vector<LiveBlock> TakeSorted();
 
   // Whether the set left the sorted vector for the hash map, and how many

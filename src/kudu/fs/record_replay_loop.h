@@ -95,8 +95,10 @@ ReplayOutcome ForEachBlockRecord(Source* source, BlockRecordPB* fallback, OnReco
     on_record(record, reader.record_offset(), body);
     records++;
   }
-  return MakeReplayOutcome(s, s.IsEndOfFile() ? reader.next_offset() : reader.record_offset(),
-                           records);
+  ReplayOutcome out = MakeReplayOutcome(
+      s, s.IsEndOfFile() ? reader.next_offset() : reader.record_offset(), records);
+  out.decided_by_reader = true;
+  return out;
 }
 
 // What every strategy runs: the loop, feeding `sink`.

@@ -43,6 +43,11 @@ struct ReplayOutcome {
   Status status;
   // Valid records delivered before the end.
   uint64_t records = 0;
+  // Set by the strategies' shared loop (record_replay_loop.h): the outcome
+  // is the container reader's own verdict, from a source each of whose
+  // reads returns exactly the bytes Streaming's read would (the all-zero
+  // rule included). Not part of the result (SameAs ignores it).
+  bool decided_by_reader = false;
 
   bool clean() const { return kind == Kind::kClean; }
   // Two outcomes are the same replay result (kind, offset, records and

@@ -152,7 +152,7 @@ class WindowRecordSource {
     return ReadIsAllZeroByChunks(
         offset, n,
         [this](uint64_t pos, uint64_t left, bool* zero) { return ChunkIsZero(pos, left, zero); },
-        all_zero);
+        [this](uint64_t pos) { return file_->DataOffsetAtOrAfter(pos); }, all_zero);
   }
 
  private:

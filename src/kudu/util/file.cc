@@ -260,6 +260,16 @@ Status RandomAccessFile::ReadRawDirect(uint8_t* buf, size_t n, bool* direct) {
 
 void RandomAccessFile::AdoptPrefetched(PrefetchedBytes bytes) { prefetched_ = std::move(bytes); }
 
+uint64_t RandomAccessFile::DataOffsetAtOrAfter(uint64_t offset) const {
+  if (offset >= size_) return size_;
+  const off_t data = ::lseek(fd_, static_cast<off_t>(offset), SEEK_DATA);
+  if (data < 0) {
+    // ENXIO: no data from `offset` to the end of the file.
+    return errno == ENXIO ? size_ : offset;
+  }
+  return std::min<uint64_t>(static_cast<uint64_t>(data), size_);
+}
+
 // ---------------------------------------------------------------------------
 
 Status WritableFile::Open(const std::string& path, CreateMode mode, const WriteEncryption& enc,

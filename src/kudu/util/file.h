@@ -89,6 +89,12 @@ class RandomAccessFile {
   // longer ranges are advised in chunks of kPrefetchChunkBytes.
   void Prefetch(uint64_t offset, uint64_t len);
   static constexpr uint64_t kPrefetchChunkBytes = 128 << 10;  // the kernel's default window
+  // The first raw offset at or after `offset` that may hold data
+  // (lseek SEEK_DATA): [offset, result) is a hole, which reads as zeros
+  // without being read. size() when only a hole follows. `offset` itself
+  // where the filesystem cannot tell or the call fails: the bytes are then
+  // simply read. Not a read: not counted, the fault injector is not asked.
+  uint64_t DataOffsetAtOrAfter(uint64_t offset) const;
   // Bytes of the file in the page cache now, from one cachestat(2) call
   // (Linux >= 6.5; not a read, no mapping): cheap enough to ask before every
   // large read. -1 where the kernel does not have it.

@@ -144,7 +144,7 @@ class FileRecordSource {
           *zero = IsAllZero(s.data(), s.size());
           return Status::OK();
         },
-        all_zero);
+        [this](uint64_t pos) { return file_->DataOffsetAtOrAfter(pos); }, all_zero);
   }
 
  private:

@@ -35,6 +35,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "kudu/util/encryption.h"
@@ -114,12 +115,24 @@ size_t CountZeroRuns(const uint8_t* data, size_t n, size_t limit);
 // it, one read per kZeroCheckChunkSize chunk, stopping at the first chunk
 // that does not read as zeros. `chunk_is_zero(offset, len, bool*)` performs
 // one such read and returns a Status.
-template <class ChunkIsZero>
+// `data_at(pos)` is the first offset at or after `pos` that may hold data
+// (RandomAccessFile::DataOffsetAtOrAfter): chunks that lie wholly before it
+// are in a hole, which reads as zeros in a plain file and as zero
+// ciphertext, hence zeros, in an encrypted one, so they are not read. A
+// sparse tail of any length costs one call per chunk that holds data.
+template <class ChunkIsZero, class DataAt>
 Status ReadIsAllZeroByChunks(uint64_t offset, uint64_t n, ChunkIsZero&& chunk_is_zero,
-                             bool* all_zero) {
+                             DataAt&& data_at, bool* all_zero) {
+  constexpr uint64_t kChunk = pb_container::kZeroCheckChunkSize;
   while (n > 0) {
-    const uint64_t chunk =
-        n < pb_container::kZeroCheckChunkSize ? n : pb_container::kZeroCheckChunkSize;
+    const uint64_t data = data_at(offset);
+    if (data > offset) {
+      if (data - offset >= n) break;  // the rest is one hole
+      const uint64_t hole_chunks = (data - offset) / kChunk;
+      offset += hole_chunks * kChunk;
+      n -= hole_chunks * kChunk;
+    }
+    const uint64_t chunk = n < kChunk ? n : kChunk;
     bool zero = false;
     RETURN_NOT_OK(chunk_is_zero(offset, chunk, &zero));
     if (!zero) {
@@ -131,6 +144,14 @@ Status ReadIsAllZeroByChunks(uint64_t offset, uint64_t n, ChunkIsZero&& chunk_is
   }
   *all_zero = true;
   return Status::OK();
+}
+
+// The same over bytes with no holes to skip (already in memory).
+template <class ChunkIsZero>
+Status ReadIsAllZeroByChunks(uint64_t offset, uint64_t n, ChunkIsZero&& chunk_is_zero,
+                             bool* all_zero) {
+  return ReadIsAllZeroByChunks(offset, n, std::forward<ChunkIsZero>(chunk_is_zero),
+                               [](uint64_t pos) { return pos; }, all_zero);
 }
 
 }  // namespace kudu
