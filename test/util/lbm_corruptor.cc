@@ -286,7 +286,9 @@ Status LbmCorruptor::CreateIncompleteContainer(IncompleteKind kind, Injected* ou
     // Fewer bytes than a file header: the first write was torn.
     std::unique_ptr<WritableFile> f;
     RETURN_NOT_OK(WritableFile::Open(path + ".metadata", CreateMode::kCreateNew, enc, &f));
-    RETURN_NOT_OK(f->Append(Slice("kuduc", 1 + rng_() % (pb_container::kMinimumValidLength - 1))));
+    const std::string header = std::string(pb_container::kMagic, pb_container::kMagicSize) +
+                               std::string(pb_container::kMinimumValidLength, '\0');
+    RETURN_NOT_OK(f->Append(Slice(header.data(), 1 + rng_() % (pb_container::kMinimumValidLength - 1))));
     RETURN_NOT_OK(f->Close());
   } else if (!data) {
     // Headers (and maybe whole CREATE+DELETE pairs) but no data file: a dead
