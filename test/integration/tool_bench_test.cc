@@ -177,6 +177,14 @@ TEST_F(ToolBenchTest, TextTable) {
     EXPECT_NE(std::string::npos, r.out.find(s)) << s << "\n" << r.out;
   }
   EXPECT_EQ(std::string::npos, r.out.find("G1-10k-enc"));
+  // One progress line per state, each run's only with --v=1.
+  EXPECT_NE(std::string::npos, r.err.find("bench: G1-10k: measured ")) << r.err;
+  EXPECT_EQ(std::string::npos, r.err.find(" 1/1: wall ")) << r.err;
+  RunResult verbose = RunKudu(tmp_, Tiny({"--bench_workloads=G1-10k", "--bench_encryption=plain",
+                                          "--bench_repetitions=1", "--bench_dir=" + tmp_.path(),
+                                          "--v=1"}));
+  ASSERT_EQ(0, verbose.exit_status) << Describe(verbose);
+  EXPECT_NE(std::string::npos, verbose.err.find("streaming 1/1: wall ")) << verbose.err;
 }
 
 // Given dirs are measured read-only: same bytes and sizes after the bench.

@@ -17,6 +17,8 @@
 
 #include "kudu/tools/bench_runner.h"
 
+#include <glog/logging.h>
+
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -683,7 +685,8 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
       std::snprintf(line, sizeof(line), "%s %d/%d: wall %.4f s, user %.4f s, sys %.4f s",
                     vr.variant.name.c_str(), rep + 1, opts.repetitions, m.wall_s, m.user_s,
                     m.sys_s);
-      progress(line);
+      // One line per state by default (tool_bench.cc); each run's with --v=1.
+      if (VLOG_IS_ON(1)) progress(line);
       vr.runs.push_back(m);
     }
   }

@@ -107,6 +107,13 @@ constexpr char kDefaultBenchKeyHex[] = "000102030405060708090a0b0c0d0e0f";
 
 void Progress(const std::string& line) { std::cerr << "bench: " << line << std::endl; }
 
+// The one line a state gets once measured (each run's line with --v=1).
+void ReportMeasured(const BenchRunOptions& run, const TargetResult& r) {
+  Progress(r.target.name + ": measured " + std::to_string(run.variants.size()) +
+           " strategies x " + std::to_string(run.repetitions) + " repetitions" +
+           (r.status.ok() ? std::string() : ": " + r.status.ToString()));
+}
+
 Status MakeBenchRoot(std::string* path) {
   std::string parent = FLAGS_bench_dir;
   if (parent.empty()) {
@@ -197,6 +204,7 @@ int RunBench(const std::vector<std::string>& args) {
     }
     TargetResult result;
     RunBenchTarget(run, t, &result);
+    ReportMeasured(run, result);
     if (result.usage_error) return UsageError(result.status.ToString());
     report.results.push_back(std::move(result));
   } else {
@@ -251,6 +259,7 @@ int RunBench(const std::vector<std::string>& args) {
                       t.generate_seconds);
         Progress(w.name + ": " + line);
         RunBenchTarget(run, t, &result);
+        ReportMeasured(run, result);
         result.target.generated_result.live.clear();  // not needed any more
         result.target.generated_result.live.shrink_to_fit();
       }
