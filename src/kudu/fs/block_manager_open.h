@@ -42,8 +42,7 @@
 // Only the metadata file of a container being replayed is open, so file
 // descriptors stay at most one per replay thread, plus read-ahead's
 // (metadata_readahead.h): fadvise opens each file it advises for the length
-// of one call; uring keeps one open per read in flight, at most
-// min(threads x depth, 256) per dir.
+// of one call.
 #pragma once
 
 #include <gflags/gflags_declare.h>
@@ -110,8 +109,7 @@ struct BlockManagerOpenOptions {
 struct ReplayStatsSnapshot : ReplayCounters {
   uint64_t peak_buffer_bytes = 0;
   uint64_t memory_budget_bytes = 0;
-  // The read-ahead mode that ran (uring falls back to fadvise when io_uring
-  // is unavailable).
+  // The read-ahead mode that ran.
   ReadaheadMode readahead_mode = ReadaheadMode::kNone;
 };
 

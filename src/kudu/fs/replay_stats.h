@@ -44,7 +44,7 @@ namespace kudu {
 //   readahead_files, readahead_bytes
 //                           metadata files read ahead (metadata_readahead.h)
 //                           and their bytes
-//   readahead_skipped       read-aheads skipped: the budget was short (uring)
+//   readahead_skipped       read-aheads skipped for want of budget
 //   readahead_failed        read-aheads that failed (the replay then reads
 //                           the file itself)
 //   prefetched_reads        replay reads served from read-ahead memory (no

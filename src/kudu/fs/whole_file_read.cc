@@ -51,7 +51,7 @@ const char* DirectReadModeName(DirectReadMode mode) {
 namespace {
 
 bool ShouldReadPastCache(RandomAccessFile* file, DirectReadMode mode) {
-  // Bytes the uring read-ahead already holds in memory are cheaper still.
+  // Bytes already held in memory are cheaper still.
   if (mode == DirectReadMode::kNever || file->prefetched_size() > 0) return false;
   if (mode == DirectReadMode::kAlways) return true;
   if (file->size() < kMinDirectReadBytes) return false;
