@@ -46,6 +46,7 @@
 #include "kudu/util/pb_container_writer.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 // A metadata file image of `n` records (2 CREATEs per DELETE), in memory.
@@ -290,6 +291,7 @@ BENCHMARK(BM_LiveBlockSet)->Args({30000, 0})->Args({30000, 1})->Args({1000000, 0
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu
 
 BENCHMARK_MAIN();

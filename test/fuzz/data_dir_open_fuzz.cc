@@ -98,12 +98,12 @@ void CheckInvariants(const fs::OpenResult& r, const std::map<std::string, std::s
       if (c.problems.empty()) Die(what + ": " + c.metadata_path + " should fail to open");
       continue;
     }
-    ReplayOutcome::Kind k = want.kind == oracle::OracleKind::kClean ? ReplayOutcome::Kind::kClean
+    fs::ReplayOutcome::Kind k = want.kind == oracle::OracleKind::kClean ? fs::ReplayOutcome::Kind::kClean
                             : want.kind == oracle::OracleKind::kPartial
-                                ? ReplayOutcome::Kind::kPartialRecord
+                                ? fs::ReplayOutcome::Kind::kPartialRecord
                             : want.kind == oracle::OracleKind::kCorruption
-                                ? ReplayOutcome::Kind::kCorruption
-                                : ReplayOutcome::Kind::kIOError;
+                                ? fs::ReplayOutcome::Kind::kCorruption
+                                : fs::ReplayOutcome::Kind::kIOError;
     if (c.outcome.kind != k || c.outcome.offset != want.offset ||
         c.outcome.records != want.records.size()) {
       Die(what + ": " + c.metadata_path + ": outcome " + c.outcome.ToString() + ", oracle " +
@@ -166,14 +166,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> roots = {s->roots[0]};
   if (input.two_dirs) roots.push_back(s->roots[1]);
   struct Variant {
-    StrategyChoice choice;
+    fs::StrategyChoice choice;
     int threads;
   };
-  std::vector<Variant> variants = {{StrategyChoice::kStreaming, 1},
-                                   {StrategyChoice::kStreaming, 2},
-                                   {StrategyChoice::kInMemory, 2},
-                                   {StrategyChoice::kAuto, 1}};
-  if (diff::WindowedAvailable()) variants.push_back({StrategyChoice::kWindowed, 2});
+  std::vector<Variant> variants = {{fs::StrategyChoice::kStreaming, 1},
+                                   {fs::StrategyChoice::kStreaming, 2},
+                                   {fs::StrategyChoice::kInMemory, 2},
+                                   {fs::StrategyChoice::kAuto, 1}};
+  if (diff::WindowedAvailable()) variants.push_back({fs::StrategyChoice::kWindowed, 2});
   std::string ref;
   for (const Variant& v : variants) {
     fs::BlockManagerOpenOptions opts;

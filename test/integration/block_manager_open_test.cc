@@ -45,6 +45,7 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 using fs::OpenResult;
@@ -824,4 +825,5 @@ TEST(BlockManagerOpenUsageTest, EmptyDirOpensWithZeroContainers) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

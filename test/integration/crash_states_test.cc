@@ -47,6 +47,7 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 using fs::OpenResult;
@@ -520,4 +521,5 @@ TEST(CrashExplorerTest, StatesOfAnAtomicReplace) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

@@ -55,6 +55,7 @@
 extern char** environ;
 
 namespace kudu {
+namespace fs {
 namespace {
 
 using fs::OpenResult;
@@ -337,4 +338,5 @@ INSTANTIATE_TEST_SUITE_P(PlainAndEncrypted, KillDuringRepairTest, ::testing::Boo
                          });
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

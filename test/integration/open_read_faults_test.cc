@@ -53,6 +53,7 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 struct FaultTally {
@@ -220,4 +221,5 @@ INSTANTIATE_TEST_SUITE_P(Encryption, OpenReadFaultsTest, ::testing::Values(false
                          });
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

@@ -54,6 +54,7 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 using fs::ReadaheadMode;
@@ -366,4 +367,5 @@ TEST(OpenReadaheadBudgetTest, TightBudgetManyThreads) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

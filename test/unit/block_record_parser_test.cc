@@ -29,6 +29,7 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 void ExpectAgree(const std::string& body, const std::string& what) {
@@ -166,4 +167,5 @@ TEST(BlockRecordParserTest, AgreesWithProtobufOnMutations) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

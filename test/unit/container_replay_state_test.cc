@@ -24,6 +24,7 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 using test::MakeCreate;
@@ -268,4 +269,5 @@ TEST(ContainerReplayStateTest, DeadBlocksACompactionKeeps) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

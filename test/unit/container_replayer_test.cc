@@ -32,6 +32,7 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 using ::testing::_;
@@ -217,4 +218,5 @@ TEST(ContainerReplayerTest, RealPartialRecordIsKeptWithoutASecondPass) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

@@ -222,8 +222,8 @@ TEST_P(LbmCorruptorTest, MalformedRecordOfEveryReasonAtItsOffset) {
     const fs::ContainerInfo* c = Find(r, inj.container);
     ASSERT_NE(nullptr, c);
     EXPECT_TRUE(c->counted());
-    const MalformedRecord* found = nullptr;
-    for (const MalformedRecord& m : c->malformed) {
+    const fs::MalformedRecord* found = nullptr;
+    for (const fs::MalformedRecord& m : c->malformed) {
       if (m.record_offset == inj.offset) found = &m;
     }
     ASSERT_NE(nullptr, found) << inj.offset;
@@ -239,7 +239,7 @@ TEST_P(LbmCorruptorTest, MalformedRecordOfEveryReasonAtItsOffset) {
     for (const auto& e : j["entries"]["malformed_records"]) {
       in_json |= e["offset"].get<uint64_t>() == inj.offset && e["container"] == inj.container &&
                  e["reason"] == found->reason && e["record"] == found->text &&
-                 e["block_id"] == BlockId(inj.block_id).ToString();
+                 e["block_id"] == fs::BlockId(inj.block_id).ToString();
     }
     EXPECT_TRUE(in_json);
   }
@@ -262,11 +262,11 @@ TEST_P(LbmCorruptorTest, MisalignedBlockIsLiveWhereTheCorruptorPutIt) {
   ASSERT_EQ(1u, j["misaligned_blocks"].get<uint64_t>());
   const nlohmann::json& e = j["entries"]["misaligned_blocks"][0];
   EXPECT_EQ(inj.container, e["container"]);
-  EXPECT_EQ(BlockId(inj.block_id).ToString(), e["block_id"]);
+  EXPECT_EQ(fs::BlockId(inj.block_id).ToString(), e["block_id"]);
   EXPECT_EQ(std::get<1>(live.at(inj.block_id)), e["offset"].get<int64_t>());
   EXPECT_NE(std::string::npos,
             fs::FsReportText(r).find("Misaligned block in container " + inj.container + ": " +
-                                     BlockId(inj.block_id).ToString() + "\n"));
+                                     fs::BlockId(inj.block_id).ToString() + "\n"));
 }
 
 TEST_P(LbmCorruptorTest, ExtraSpaceKindsAllocateSpaceAndKeepTheLiveSet) {

@@ -28,6 +28,7 @@
 #include "kudu/fs/seeded_random.h"
 
 namespace kudu {
+namespace fs {
 
 void PrintTo(const BlockLocation& l, std::ostream* os) {
   *os << "{offset " << l.offset << ", length " << l.length << "}";
@@ -264,4 +265,5 @@ INSTANTIATE_TEST_SUITE_P(OutOfOrderShare, LiveBlockSetRandomTest,
                          ::testing::Values(0.0, 0.001, 0.05, 1.0));
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

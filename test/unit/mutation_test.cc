@@ -251,7 +251,7 @@ class MutationTest : public ::testing::TestWithParam<Variant> {
     const std::string d = diff::CheckFile(path_, bytes, opts_, &run, &t->runs);
     ASSERT_EQ("", d) << what;
     t->mutations++;
-    const ReplayOutcome& out = run.outcome;
+    const fs::ReplayOutcome& out = run.outcome;
     switch (e.kind) {
       case Expectation::kUnchanged:
         t->unchanged++;
@@ -265,7 +265,7 @@ class MutationTest : public ::testing::TestWithParam<Variant> {
           ASSERT_GT(data_start_, 0u) << what;
           ASSERT_TRUE(run.open_status.IsCorruption()) << what << ": " << run.open_status.ToString();
         } else {
-          ASSERT_EQ(ReplayOutcome::Kind::kCorruption, out.kind) << what << ": " << out.ToString();
+          ASSERT_EQ(fs::ReplayOutcome::Kind::kCorruption, out.kind) << what << ": " << out.ToString();
           ASSERT_EQ(e.header_offset, out.offset) << what;
           ASSERT_EQ(0u, out.records) << what;
           ASSERT_TRUE(run.state.live.empty()) << what;
@@ -280,10 +280,10 @@ class MutationTest : public ::testing::TestWithParam<Variant> {
       ASSERT_TRUE(out.clean()) << what << ": " << out.ToString();
     } else if (e.partial) {
       t->partials++;
-      ASSERT_EQ(ReplayOutcome::Kind::kPartialRecord, out.kind) << what << ": " << out.ToString();
+      ASSERT_EQ(fs::ReplayOutcome::Kind::kPartialRecord, out.kind) << what << ": " << out.ToString();
     } else {
       t->corruptions++;
-      ASSERT_EQ(ReplayOutcome::Kind::kCorruption, out.kind) << what << ": " << out.ToString();
+      ASSERT_EQ(fs::ReplayOutcome::Kind::kCorruption, out.kind) << what << ": " << out.ToString();
       // The error names the file and the record's offset.
       ASSERT_NE(std::string::npos, out.status.ToString().find(path_)) << what;
       ASSERT_NE(std::string::npos,
@@ -295,7 +295,7 @@ class MutationTest : public ::testing::TestWithParam<Variant> {
     ASSERT_EQ(e.record, run.records.size()) << what;
     for (size_t i = 0; i < e.record; i++) {
       ASSERT_EQ(offsets_[i], run.records[i].first) << what;
-      ASSERT_EQ(test::SerializeBlockRecord(BlockRecordFromPB(records_[i])), run.records[i].second)
+      ASSERT_EQ(test::SerializeBlockRecord(fs::BlockRecordFromPB(records_[i])), run.records[i].second)
           << what;
     }
     ASSERT_EQ(expected_live_[e.record], LiveOf(run)) << what;

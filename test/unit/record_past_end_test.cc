@@ -58,7 +58,7 @@ class RecordPastEndTest : public ::testing::TestWithParam<Variant> {
   // end of the last record.
   std::vector<uint64_t> Write(int n, const std::string& extra = "") {
     EXPECT_OK(WriteMetadataFile(path_, MakeRecordSequence(n), opts_));
-    StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path_, key());
+    StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path_, key());
     EXPECT_TRUE(ref.outcome.clean()) << ref.outcome.ToString();
     std::vector<uint64_t> offsets;
     for (const auto& e : ref.records) offsets.push_back(e.offset);
@@ -88,12 +88,12 @@ class RecordPastEndTest : public ::testing::TestWithParam<Variant> {
     ASSERT_OK(WriteStringToFile(path_, bytes));
   }
 
-  void ExpectEveryStrategy(ReplayOutcome::Kind kind, uint64_t offset, uint64_t records,
+  void ExpectEveryStrategy(fs::ReplayOutcome::Kind kind, uint64_t offset, uint64_t records,
                            const std::string& what) {
     for (size_t w : {4096, 1, 7, 64}) {
       ASSERT_EQ("", CompareWithStreaming(path_, key(), w)) << what << " (window " << w << ")";
     }
-    StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path_, key());
+    StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path_, key());
     EXPECT_EQ(ReplayOutcomeKindName(kind), std::string(ReplayOutcomeKindName(ref.outcome.kind)))
         << what << ": " << ref.outcome.ToString();
     EXPECT_EQ(offset, ref.outcome.offset) << what;
@@ -114,9 +114,9 @@ TEST_P(RecordPastEndTest, InTheMiddleIsCorruption) {
   for (size_t k : {0, 7, 18}) {
     Write(20);
     SetLength(off[k], off[k + 1], static_cast<uint32_t>(size));
-    ExpectEveryStrategy(ReplayOutcome::Kind::kCorruption, off[k], k,
+    ExpectEveryStrategy(fs::ReplayOutcome::Kind::kCorruption, off[k], k,
                         "record " + std::to_string(k) + " runs past the end");
-    StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path_, key());
+    StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path_, key());
     EXPECT_TRUE(Contains(ref.outcome.status.ToString(),
                          "valid record starts at offset " + std::to_string(off[k + 1])))
         << ref.outcome.status.ToString();
@@ -125,7 +125,7 @@ TEST_P(RecordPastEndTest, InTheMiddleIsCorruption) {
   for (uint32_t len : {0xFFFFFFF0u, 0xFFFFFFFCu, 0xFFFFFFFFu}) {
     Write(20);
     SetLength(off[3], off[4], len);
-    ExpectEveryStrategy(ReplayOutcome::Kind::kCorruption, off[3], 3, "length " + std::to_string(len));
+    ExpectEveryStrategy(fs::ReplayOutcome::Kind::kCorruption, off[3], 3, "length " + std::to_string(len));
   }
 }
 
@@ -136,13 +136,13 @@ TEST_P(RecordPastEndTest, LastRecordIsIncomplete) {
   if (GetParam().version == 1) GTEST_SKIP() << "v1: every Incomplete is Corruption";
   std::vector<uint64_t> off = Write(20);
   SetLength(off[19], off[20], static_cast<uint32_t>(FileSizeOrDie(path_)));
-  ExpectEveryStrategy(ReplayOutcome::Kind::kPartialRecord, off[19], 19, "last record");
+  ExpectEveryStrategy(fs::ReplayOutcome::Kind::kPartialRecord, off[19], 19, "last record");
 
   std::string junk_frame;
   pb_container::AppendRecord(2, Slice(std::string("\xff\xff\xff", 3)), &junk_frame);
   off = Write(20, junk_frame);
   SetLength(off[19], off[20], static_cast<uint32_t>(FileSizeOrDie(path_)));
-  ExpectEveryStrategy(ReplayOutcome::Kind::kPartialRecord, off[19], 19,
+  ExpectEveryStrategy(fs::ReplayOutcome::Kind::kPartialRecord, off[19], 19,
                       "last record, a non-record frame after it");
 
   // The same frame holding a record: Corruption.
@@ -150,7 +150,7 @@ TEST_P(RecordPastEndTest, LastRecordIsIncomplete) {
   pb_container::AppendRecord(2, Slice(MakeCreate(999, 0, 0).SerializeAsString()), &record_frame);
   off = Write(20, record_frame);
   SetLength(off[19], off[20], static_cast<uint32_t>(FileSizeOrDie(path_)));
-  ExpectEveryStrategy(ReplayOutcome::Kind::kCorruption, off[19], 19,
+  ExpectEveryStrategy(fs::ReplayOutcome::Kind::kCorruption, off[19], 19,
                       "last record, a record frame after it");
 }
 
@@ -160,8 +160,8 @@ TEST_P(RecordPastEndTest, TruncatedFilesUnchanged) {
   for (uint64_t cut : {uint64_t{1}, uint64_t{5}, off[20] - off[19] - 1}) {
     Write(20);
     ASSERT_OK(TruncateFileTo(path_, off[20] - cut));
-    ExpectEveryStrategy(GetParam().version == 1 ? ReplayOutcome::Kind::kCorruption
-                                                : ReplayOutcome::Kind::kPartialRecord,
+    ExpectEveryStrategy(GetParam().version == 1 ? fs::ReplayOutcome::Kind::kCorruption
+                                                : fs::ReplayOutcome::Kind::kPartialRecord,
                         off[19], 19, "cut " + std::to_string(cut));
   }
 }

@@ -36,6 +36,7 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 constexpr int kDirs = 8;
@@ -188,4 +189,5 @@ TEST(ByteBudgetTest, WaiterIsWokenByRelease) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

@@ -58,7 +58,7 @@ class ReplayEquivalenceTest : public ::testing::TestWithParam<Variant> {
   std::vector<uint64_t> WritePristine(int n) {
     std::vector<BlockRecordPB> records = MakeRecordSequence(n);
     EXPECT_TRUE(WriteMetadataFile(pristine_, records, opts_).ok());
-    StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, pristine_, key());
+    StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, pristine_, key());
     EXPECT_TRUE(ref.outcome.clean()) << ref.outcome.ToString();
     EXPECT_EQ(static_cast<size_t>(n), ref.records.size());
     std::vector<uint64_t> offsets;
@@ -90,7 +90,7 @@ TEST_P(ReplayEquivalenceTest, HealthyFiles) {
     WritePristine(n);
     Restore();
     ExpectSame("healthy file of " + std::to_string(n) + " records");
-    StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path_, key());
+    StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path_, key());
     EXPECT_TRUE(ref.outcome.clean());
     EXPECT_EQ(static_cast<uint64_t>(n), ref.outcome.records);
   }

@@ -24,6 +24,7 @@
 #include <string>
 
 namespace kudu {
+namespace fs {
 namespace {
 
 constexpr uint64_t kThreshold = 100000;
@@ -265,4 +266,5 @@ TEST(ReplayPolicyTest, ParsesStrategyNames) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

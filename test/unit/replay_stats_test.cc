@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 namespace kudu {
+namespace fs {
 namespace {
 
 TEST(ReplayStatsTest, SnapshotAndSumCoverEveryCounter) {
@@ -51,4 +52,5 @@ TEST(ReplayStatsTest, SnapshotAndSumCoverEveryCounter) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

@@ -43,13 +43,13 @@ TEST(ReplaySyscallsTest, CountsPerStrategy) {
       const ServerKey* k = encrypted ? &key : nullptr;
       const uint64_t header_reads = encrypted ? 1 : 0;  // the 64-byte encryption header
 
-      StrategyRun streaming = RunStrategy(ReplayStrategyKind::kStreaming, path, k);
+      StrategyRun streaming = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, k);
       ASSERT_TRUE(streaming.outcome.clean());
       // 1 file header read + 2 for the supplemental header + 2 per record.
       EXPECT_EQ(header_reads + 3 + 2 * static_cast<uint64_t>(n), streaming.read_syscalls);
 
-      ReplayStrategyKind fast =
-          encrypted ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory;
+      fs::ReplayStrategyKind fast =
+          encrypted ? fs::ReplayStrategyKind::kEncryptedInMemory : fs::ReplayStrategyKind::kInMemory;
       StrategyRun run = RunStrategy(fast, path, k);
       ASSERT_TRUE(run.outcome.clean());
       EXPECT_EQ(static_cast<uint64_t>(n), run.records.size());
@@ -69,10 +69,10 @@ TEST(ReplaySyscallsTest, InMemoryKindsRefuseTheOtherKindOfFile) {
   eo.server_key = &key;
   ASSERT_TRUE(WriteMetadataFile(plain, MakeRecordSequence(3)).ok());
   ASSERT_TRUE(WriteMetadataFile(enc, MakeRecordSequence(3), eo).ok());
-  EXPECT_EQ(ReplayOutcome::Kind::kIOError,
-            RunStrategy(ReplayStrategyKind::kInMemory, enc, &key).outcome.kind);
-  EXPECT_EQ(ReplayOutcome::Kind::kIOError,
-            RunStrategy(ReplayStrategyKind::kEncryptedInMemory, plain, nullptr).outcome.kind);
+  EXPECT_EQ(fs::ReplayOutcome::Kind::kIOError,
+            RunStrategy(fs::ReplayStrategyKind::kInMemory, enc, &key).outcome.kind);
+  EXPECT_EQ(fs::ReplayOutcome::Kind::kIOError,
+            RunStrategy(fs::ReplayStrategyKind::kEncryptedInMemory, plain, nullptr).outcome.kind);
 }
 
 }  // namespace

@@ -236,17 +236,17 @@ std::string Framed(uint32_t version, uint32_t len, const std::string& tail) {
 }
 
 // Replays `path` with `kind` directly; "" when the outcome is `want`.
-std::string ReplayExpecting(ReplayStrategyKind kind, const std::string& path, const ServerKey* key,
-                            ReplayOutcome::Kind want, uint64_t want_records) {
+std::string ReplayExpecting(fs::ReplayStrategyKind kind, const std::string& path, const ServerKey* key,
+                            fs::ReplayOutcome::Kind want, uint64_t want_records) {
   std::unique_ptr<RandomAccessFile> file;
   Status s = RandomAccessFile::Open(path, key, &file);
   if (!s.ok()) return s.ToString();
-  ReplayStrategyOptions so;
+  fs::ReplayStrategyOptions so;
   so.window_bytes = 64 * kKiB;
-  std::unique_ptr<MetadataReplayStrategy> st = NewReplayStrategy(kind, so);
+  std::unique_ptr<fs::MetadataReplayStrategy> st = fs::NewReplayStrategy(kind, so);
   if (!st) return "no strategy";
-  ContainerReplayState state(1 << 30, file->encryption_header_size(), 4096);
-  ReplayOutcome out = st->Replay(file.get(), &state);
+  fs::ContainerReplayState state(1 << 30, file->encryption_header_size(), 4096);
+  fs::ReplayOutcome out = st->Replay(file.get(), &state);
   if (out.kind != want || out.records != want_records) {
     return std::string(ReplayStrategyName(kind)) + ": " + out.ToString();
   }
@@ -254,26 +254,26 @@ std::string ReplayExpecting(ReplayStrategyKind kind, const std::string& path, co
 }
 
 bool WindowedAvailable() {
-  return NewReplayStrategy(ReplayStrategyKind::kWindowed, ReplayStrategyOptions()) != nullptr;
+  return fs::NewReplayStrategy(fs::ReplayStrategyKind::kWindowed, fs::ReplayStrategyOptions()) != nullptr;
 }
 
 // Replays `path` through ContainerReplayer with a byte budget of `budget`.
-std::string ReplayWithBudget(StrategyChoice choice, uint64_t budget, uint64_t window,
+std::string ReplayWithBudget(fs::StrategyChoice choice, uint64_t budget, uint64_t window,
                              const std::string& path, const ServerKey* key,
-                             ReplayOutcome::Kind want, uint64_t want_records,
+                             fs::ReplayOutcome::Kind want, uint64_t want_records,
                              uint64_t* budget_peak = nullptr) {
   std::unique_ptr<RandomAccessFile> file;
   Status s = RandomAccessFile::Open(path, key, &file);
   if (!s.ok()) return s.ToString();
-  ReplayPolicyOptions po;
+  fs::ReplayPolicyOptions po;
   po.choice = choice;
   po.memory_budget_bytes = budget;
   po.window_bytes = WindowedAvailable() ? window : 0;
   po.budget_wait_ms = 0;
   ByteBudget b(budget);
-  ContainerReplayer replayer(po, &b, nullptr);
-  ContainerReplayState state(1 << 30, file->encryption_header_size(), 4096);
-  ContainerReplayResult r = replayer.Replay(file.get(), &state);
+  fs::ContainerReplayer replayer(po, &b, nullptr);
+  fs::ContainerReplayState state(1 << 30, file->encryption_header_size(), 4096);
+  fs::ContainerReplayResult r = replayer.Replay(file.get(), &state);
   if (budget_peak) *budget_peak = b.peak();
   if (b.peak() > budget) return "budget oversubscribed";
   if (r.outcome.kind != want || r.outcome.records != want_records) {
@@ -282,12 +282,12 @@ std::string ReplayWithBudget(StrategyChoice choice, uint64_t budget, uint64_t wi
   return "";
 }
 
-std::vector<ReplayStrategyKind> DirectKinds(bool encrypted) {
-  std::vector<ReplayStrategyKind> k = {ReplayStrategyKind::kStreaming,
-                                       encrypted ? ReplayStrategyKind::kEncryptedInMemory
-                                                 : ReplayStrategyKind::kInMemory};
-  if (NewReplayStrategy(ReplayStrategyKind::kWindowed, ReplayStrategyOptions())) {
-    k.push_back(ReplayStrategyKind::kWindowed);
+std::vector<fs::ReplayStrategyKind> DirectKinds(bool encrypted) {
+  std::vector<fs::ReplayStrategyKind> k = {fs::ReplayStrategyKind::kStreaming,
+                                       encrypted ? fs::ReplayStrategyKind::kEncryptedInMemory
+                                                 : fs::ReplayStrategyKind::kInMemory};
+  if (fs::NewReplayStrategy(fs::ReplayStrategyKind::kWindowed, fs::ReplayStrategyOptions())) {
+    k.push_back(fs::ReplayStrategyKind::kWindowed);
   }
   return k;
 }
@@ -338,9 +338,9 @@ TEST_F(ResourceBoundsTest, HostileLengthsAllocateNothingBig) {
           ASSERT_TRUE(wf->Close().ok());
         }
         const int64_t size = static_cast<int64_t>(FileSizeOrDie(path));
-        const ReplayOutcome::Kind want =
-            version == 2 ? ReplayOutcome::Kind::kPartialRecord : ReplayOutcome::Kind::kCorruption;
-        for (ReplayStrategyKind kind : DirectKinds(k != nullptr)) {
+        const fs::ReplayOutcome::Kind want =
+            version == 2 ? fs::ReplayOutcome::Kind::kPartialRecord : fs::ReplayOutcome::Kind::kCorruption;
+        for (fs::ReplayStrategyKind kind : DirectKinds(k != nullptr)) {
           Measured m = MeasureInChild([&] { return ReplayExpecting(kind, path, k, want, 3); });
           const std::string what = "v" + std::to_string(version) + (k ? " encrypted " : " plain ") +
                                    ReplayStrategyName(kind) + " len " + std::to_string(len);
@@ -349,7 +349,7 @@ TEST_F(ResourceBoundsTest, HostileLengthsAllocateNothingBig) {
           cases++;
         }
         Measured m = MeasureInChild(
-            [&] { return ReplayWithBudget(StrategyChoice::kAuto, kMiB, 0, path, k, want, 3); });
+            [&] { return ReplayWithBudget(fs::StrategyChoice::kAuto, kMiB, 0, path, k, want, 3); });
         ASSERT_NO_FATAL_FAILURE(ExpectWithin(m, size + 128 * kKiB, size + 8 * kMiB,
                                              "replayer v" + std::to_string(version) + " len " +
                                                  std::to_string(len)));
@@ -375,10 +375,10 @@ TEST_F(ResourceBoundsTest, HugeZeroTailStaysWithinBudget) {
     ASSERT_TRUE(TruncateFileTo(path, FileSizeOrDie(path) + tail).ok());  // sparse zeros
     const std::string tag = encrypted ? "encrypted " : "plain ";
     const uint64_t budget = 8 * kMiB;
-    for (StrategyChoice c : {StrategyChoice::kAuto, StrategyChoice::kInMemory, StrategyChoice::kStreaming}) {
+    for (fs::StrategyChoice c : {fs::StrategyChoice::kAuto, fs::StrategyChoice::kInMemory, fs::StrategyChoice::kStreaming}) {
       uint64_t budget_peak = 0;
       Measured m = MeasureInChild([&] {
-        return ReplayWithBudget(c, budget, 1 * kMiB, path, k, ReplayOutcome::Kind::kPartialRecord, 10,
+        return ReplayWithBudget(c, budget, 1 * kMiB, path, k, fs::ReplayOutcome::Kind::kPartialRecord, 10,
                                 &budget_peak);
       });
       // Budget + one 4 MiB zero-check chunk of the reference path + slack.
@@ -391,9 +391,9 @@ TEST_F(ResourceBoundsTest, HugeZeroTailStaysWithinBudget) {
     ASSERT_TRUE(WriteMetadataFile(path, MakeRecordSequence(10), fo).ok());
     ASSERT_TRUE(TruncateFileTo(path, FileSizeOrDie(path) + 32 * kMiB).ok());
     Measured m = MeasureInChild([&] {
-      return ReplayExpecting(encrypted ? ReplayStrategyKind::kEncryptedInMemory
-                                       : ReplayStrategyKind::kInMemory,
-                             path, k, ReplayOutcome::Kind::kPartialRecord, 10);
+      return ReplayExpecting(encrypted ? fs::ReplayStrategyKind::kEncryptedInMemory
+                                       : fs::ReplayStrategyKind::kInMemory,
+                             path, k, fs::ReplayOutcome::Kind::kPartialRecord, 10);
     });
     ASSERT_TRUE(m.ok) << m.error;
     std::cout << "[bounds] control " << tag << "in-memory replay of a 32 MiB file: peak heap +"
@@ -421,9 +421,9 @@ TEST_F(ResourceBoundsTest, HugeRecordCountStaysWithinBudget) {
   ASSERT_TRUE(WriteMetadataFile(path, records).ok());
   const int64_t size = static_cast<int64_t>(FileSizeOrDie(path));
   ASSERT_GT(size, 8 * kMiB);
-  for (StrategyChoice c : {StrategyChoice::kAuto, StrategyChoice::kInMemory, StrategyChoice::kWindowed}) {
+  for (fs::StrategyChoice c : {fs::StrategyChoice::kAuto, fs::StrategyChoice::kInMemory, fs::StrategyChoice::kWindowed}) {
     Measured m = MeasureInChild([&] {
-      return ReplayWithBudget(c, kMiB, 256 * kKiB, path, nullptr, ReplayOutcome::Kind::kClean,
+      return ReplayWithBudget(c, kMiB, 256 * kKiB, path, nullptr, fs::ReplayOutcome::Kind::kClean,
                               records.size());
     });
     ASSERT_NO_FATAL_FAILURE(ExpectWithin(m, kMiB + 256 * kKiB, kMiB + 8 * kMiB,
@@ -431,8 +431,8 @@ TEST_F(ResourceBoundsTest, HugeRecordCountStaysWithinBudget) {
                                              StrategyChoiceName(c)));
   }
   Measured m = MeasureInChild([&] {
-    return ReplayWithBudget(StrategyChoice::kAuto, 64 * kMiB, 0, path, nullptr,
-                            ReplayOutcome::Kind::kClean, records.size());
+    return ReplayWithBudget(fs::StrategyChoice::kAuto, 64 * kMiB, 0, path, nullptr,
+                            fs::ReplayOutcome::Kind::kClean, records.size());
   });
   ASSERT_NO_FATAL_FAILURE(ExpectWithin(m, size + 256 * kKiB, size + 8 * kMiB,
                                        "400k records, budget 64 MiB (in memory)"));
@@ -481,7 +481,7 @@ TEST_F(ResourceBoundsTest, ReplayCyclesLeakNoFileDescriptors) {
   uint64_t cycles = 0, faults = 0;
   for (int round = 0; round < 25; round++) {
     for (size_t i = 0; i < metas.size(); i++) {
-      for (ReplayStrategyKind kind : DirectKinds(false)) {
+      for (fs::ReplayStrategyKind kind : DirectKinds(false)) {
         // Every few cycles, fail one of the reads (EIO or a vanished tail).
         if ((cycles % 3) == 0) {
           IoFaultInjector::Arm(IoOp::kRead, 1 + (cycles / 3) % 4,
@@ -489,10 +489,10 @@ TEST_F(ResourceBoundsTest, ReplayCyclesLeakNoFileDescriptors) {
         }
         std::unique_ptr<RandomAccessFile> file;
         if (RandomAccessFile::Open(metas[i], nullptr, &file).ok()) {
-          ReplayStrategyOptions so;
+          fs::ReplayStrategyOptions so;
           so.window_bytes = 64;
-          std::unique_ptr<MetadataReplayStrategy> st = NewReplayStrategy(kind, so);
-          ContainerReplayState state(1 << 20, 0, 4096);
+          std::unique_ptr<fs::MetadataReplayStrategy> st = fs::NewReplayStrategy(kind, so);
+          fs::ContainerReplayState state(1 << 20, 0, 4096);
           (void)st->Replay(file.get(), &state);
         }
         if (IoFaultInjector::Fired()) faults++;

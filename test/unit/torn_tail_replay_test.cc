@@ -33,6 +33,7 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 using test::MetadataFileOptions;
@@ -210,4 +211,5 @@ TEST(TornTailReplayTest, DataAfterAHoleIsRead) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

@@ -48,7 +48,7 @@ StrategyRun RunUpstream(const std::string& path, const ServerKey* key,
   std::unique_ptr<RandomAccessFile> file;
   Status s = RandomAccessFile::Open(path, key, &file);
   if (!s.ok()) {
-    run.outcome.kind = ReplayOutcome::Kind::kIOError;
+    run.outcome.kind = fs::ReplayOutcome::Kind::kIOError;
     run.outcome.status = s;
     return run;
   }
@@ -62,7 +62,7 @@ StrategyRun RunUpstream(const std::string& path, const ServerKey* key,
 
 // "" when upstream2026 gives Streaming's outcome and records on `path`.
 std::string DiffFromStreaming(const std::string& path, const ServerKey* key) {
-  const StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path, key);
+  const StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, key);
   const StrategyRun up = RunUpstream(path, key);
   if (!up.outcome.SameAs(ref.outcome)) {
     return "outcome '" + up.outcome.ToString() + "', streaming's '" + ref.outcome.ToString() + "'";
@@ -109,7 +109,7 @@ TEST_P(Upstream2026ReplayTest, CleanFileIsStreamingsWithOneRead) {
 }
 
 TEST_P(Upstream2026ReplayTest, AboveTheThresholdStreams) {
-  const StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path_, key());
+  const StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path_, key());
   const StrategyRun up = RunUpstream(path_, key(), /*threshold=*/64);
   EXPECT_TRUE(up.outcome.SameAs(ref.outcome));
   EXPECT_EQ(ref.records, up.records);
@@ -178,10 +178,10 @@ TEST(Upstream2026OpenTest, GeneratedDirsGiveStreamingsLiveSetAndReport) {
 
     const ServerKey* k = encrypted ? &key : nullptr;
     fs::OpenResult ref;
-    ASSERT_TRUE(fs::OpenBlockManager(OpenOptions(roots, k, StrategyChoice::kStreaming), &ref).ok())
+    ASSERT_TRUE(fs::OpenBlockManager(OpenOptions(roots, k, fs::StrategyChoice::kStreaming), &ref).ok())
         << ref.status.ToString();
     for (uint64_t threshold : {64ULL << 20, 2048ULL}) {
-      fs::BlockManagerOpenOptions o = OpenOptions(roots, k, StrategyChoice::kStreaming);
+      fs::BlockManagerOpenOptions o = OpenOptions(roots, k, fs::StrategyChoice::kStreaming);
       o.policy.inmem_threshold_bytes = threshold;
       o.strategy_factory = Upstream2026StrategyFactory(o.policy);
       fs::OpenResult up;

@@ -38,6 +38,7 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 using test::Contains;
@@ -260,4 +261,5 @@ TEST_F(WholeFileReadTest, FaultsOnTheDirectRead) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

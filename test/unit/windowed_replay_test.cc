@@ -107,21 +107,21 @@ class WindowedReplayTest : public ::testing::TestWithParam<Variant> {
   // Writes `n` records; returns the record offsets.
   std::vector<uint64_t> Write(int n) {
     EXPECT_TRUE(WriteMetadataFile(path_, MakeRecordSequence(n), opts_).ok());
-    StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path_, key());
+    StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path_, key());
     EXPECT_TRUE(ref.outcome.clean()) << ref.outcome.ToString();
     std::vector<uint64_t> offsets;
     for (const auto& e : ref.records) offsets.push_back(e.offset);
     return offsets;
   }
 
-  StrategyRun Reference() { return RunStrategy(ReplayStrategyKind::kStreaming, path_, key()); }
+  StrategyRun Reference() { return RunStrategy(fs::ReplayStrategyKind::kStreaming, path_, key()); }
 
   // Windowed with `window` gives exactly Streaming's records and outcome.
   void ExpectWindowedSame(size_t window, const std::string& what) {
     ExpectWindowedSame(Reference(), window, what);
   }
   void ExpectWindowedSame(const StrategyRun& ref, size_t window, const std::string& what) {
-    StrategyRun run = RunStrategy(ReplayStrategyKind::kWindowed, path_, key(), window);
+    StrategyRun run = RunStrategy(fs::ReplayStrategyKind::kWindowed, path_, key(), window);
     ASSERT_TRUE(run.outcome.SameAs(ref.outcome))
         << what << ", window " << window << ": windowed '" << run.outcome.ToString()
         << "', streaming '" << ref.outcome.ToString() << "'";
@@ -191,8 +191,8 @@ TEST_P(WindowedReplayTest, LongZeroTails) {
     ASSERT_TRUE(WriteStringToFile(path_, pristine).ok());
     ASSERT_TRUE(AppendZeros(path_, tail).ok());
     const StrategyRun ref = Reference();
-    EXPECT_EQ(GetParam().version == 2 ? ReplayOutcome::Kind::kPartialRecord
-                                      : ReplayOutcome::Kind::kCorruption,
+    EXPECT_EQ(GetParam().version == 2 ? fs::ReplayOutcome::Kind::kPartialRecord
+                                      : fs::ReplayOutcome::Kind::kCorruption,
               ref.outcome.kind);
     EXPECT_EQ(tail_start, ref.outcome.offset);
     EXPECT_EQ(200u, ref.records.size());
@@ -272,18 +272,18 @@ TEST(WindowedReplayEncryptionTest, ZeroTailsOfMixedCiphertextAndPlaintext) {
     const char* name;
     uint64_t zero_ct;   // raw zero bytes first
     uint64_t zero_pt;   // then encrypted zeros
-    ReplayOutcome::Kind expected;
+    fs::ReplayOutcome::Kind expected;
   };
   const Case cases[] = {
       // Plaintext zeros: len and len_crc read as zeros, every chunk decrypts to zeros.
-      {"encrypted zeros", 0, 6 * kMiB, ReplayOutcome::Kind::kPartialRecord},
+      {"encrypted zeros", 0, 6 * kMiB, fs::ReplayOutcome::Kind::kPartialRecord},
       // One chunk holding both: neither its ciphertext nor its plaintext is all zero.
       {"zero ciphertext then encrypted zeros in one chunk", 2 * kMiB, 3 * kMiB,
-       ReplayOutcome::Kind::kCorruption},
+       fs::ReplayOutcome::Kind::kCorruption},
       // Chunk 1 all zero ciphertext, chunk 2 all zero plaintext: both read as zeros.
       {"chunk of zero ciphertext then chunk of encrypted zeros", 8 + 4 * kMiB, 3 * kMiB,
-       ReplayOutcome::Kind::kPartialRecord},
-      {"one byte short of that", 7 + 4 * kMiB, 3 * kMiB + 1, ReplayOutcome::Kind::kCorruption},
+       fs::ReplayOutcome::Kind::kPartialRecord},
+      {"one byte short of that", 7 + 4 * kMiB, 3 * kMiB + 1, fs::ReplayOutcome::Kind::kCorruption},
   };
   for (const Case& c : cases) {
     ASSERT_TRUE(WriteStringToFile(path, pristine).ok());
@@ -293,7 +293,7 @@ TEST(WindowedReplayEncryptionTest, ZeroTailsOfMixedCiphertextAndPlaintext) {
     if (c.zero_pt) {
       ASSERT_TRUE(AppendEncryptedZeros(path, key, c.zero_pt).ok());
     }
-    ReplayOutcome::Kind expected = c.expected;
+    fs::ReplayOutcome::Kind expected = c.expected;
     if (c.zero_ct == 7 + 4 * kMiB) {
       // The file key is random: with probability 1/256 the first keystream
       // byte after the zero ciphertext is itself 0, which makes that byte
@@ -302,9 +302,9 @@ TEST(WindowedReplayEncryptionTest, ZeroTailsOfMixedCiphertextAndPlaintext) {
       ASSERT_TRUE(RandomAccessFile::Open(path, &key, &f).ok());
       uint8_t zero = 0, ks = 0;
       ASSERT_TRUE(f->cipher()->Crypt(s + c.zero_ct, &zero, &ks, 1).ok());
-      if (ks == 0) expected = ReplayOutcome::Kind::kPartialRecord;
+      if (ks == 0) expected = fs::ReplayOutcome::Kind::kPartialRecord;
     }
-    StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path, &key);
+    StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, &key);
     EXPECT_EQ(expected, ref.outcome.kind) << c.name << ": " << ref.outcome.ToString();
     EXPECT_EQ(s, ref.outcome.offset) << c.name;
     for (size_t w : {size_t{1}, size_t{64} * 1024, size_t{1} * kMiB + 1, size_t{4} * kMiB}) {
@@ -339,14 +339,14 @@ TEST(WindowedReplayEncryptionTest, WindowsWithManyZeroRunsAreExact) {
       }
       for (uint64_t k = from; k + 4 <= b.size(); k += 9) std::memset(&b[k], 0, 4);
       ASSERT_TRUE(WriteStringToFile(path, b).ok());
-      StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path, &key);
+      StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, &key);
       EXPECT_FALSE(ref.outcome.clean());
       for (size_t w : {size_t{1}, size_t{64} * 1024, size_t{100} * 1024 + 1, size_t{1} * kMiB}) {
         std::unique_ptr<RandomAccessFile> file;
         ASSERT_TRUE(RandomAccessFile::Open(path, &key, &file).ok());
-        WindowedReplay windowed(w);
+        fs::WindowedReplay windowed(w);
         CapturingSink sink;
-        ReplayOutcome out = windowed.Replay(file.get(), &sink);
+        fs::ReplayOutcome out = windowed.Replay(file.get(), &sink);
         EXPECT_TRUE(out.SameAs(ref.outcome))
             << "v" << version << " case " << which << " window " << w << ": " << out.ToString()
             << " vs " << ref.outcome.ToString();
@@ -354,7 +354,7 @@ TEST(WindowedReplayEncryptionTest, WindowsWithManyZeroRunsAreExact) {
         if (w >= 64 * 1024) {
           EXPECT_GT(windowed.last_stats().per_read_windows, 0u);
         }
-        EXPECT_LE(windowed.zero_run_index_runs(), kMaxIndexedZeroRuns);
+        EXPECT_LE(windowed.zero_run_index_runs(), fs::kMaxIndexedZeroRuns);
       }
     }
   }
@@ -380,9 +380,9 @@ TEST(WindowedReplayEncryptionTest, CountZeroRunsMatchesTheIndex) {
 // ---------------------------------------------------------------------------
 // Cost: read system calls and memory.
 
-class CountingSink : public BlockRecordSink {
+class CountingSink : public fs::BlockRecordSink {
  public:
-  void OnRecord(const BlockRecord& record, uint64_t offset) override {
+  void OnRecord(const fs::BlockRecord& record, uint64_t offset) override {
     count++;
     sum += record.block_id + offset;
   }
@@ -406,20 +406,20 @@ TEST(WindowedReplayCostTest, OneReadPerWindowAndMemoryBoundedByTheWindow) {
                      size_t{4} * kMiB}) {
       std::unique_ptr<RandomAccessFile> file;
       ASSERT_TRUE(RandomAccessFile::Open(path, enc ? &key : nullptr, &file).ok());
-      WindowedReplay windowed(w);
+      fs::WindowedReplay windowed(w);
       CountingSink warmup;
       ASSERT_TRUE(windowed.Replay(file.get(), &warmup).clean());  // allocates the scratch message
       const uint64_t syscalls_before = file->stats().read_syscalls;
       const uint64_t bytes_before = file->stats().bytes_read;
       CountingSink sink;
       const uint64_t allocs_before = g_allocations.load();
-      ReplayOutcome out = windowed.Replay(file.get(), &sink);
+      fs::ReplayOutcome out = windowed.Replay(file.get(), &sink);
       const uint64_t allocs = g_allocations.load() - allocs_before;
       ASSERT_TRUE(out.clean()) << out.ToString();
       EXPECT_EQ(static_cast<uint64_t>(kRecords), sink.count);
       EXPECT_EQ(warmup.sum, sink.sum);
 
-      const WindowStats& st = windowed.last_stats();
+      const fs::WindowStats& st = windowed.last_stats();
       const uint64_t syscalls = file->stats().read_syscalls - syscalls_before;
       const uint64_t bytes = file->stats().bytes_read - bytes_before;
       // Memory: one buffer of the window (the file is smaller than some windows).
@@ -457,7 +457,7 @@ TEST(WindowedReplayCostTest, ThroughputAgainstInMemory) {
     ASSERT_TRUE(WriteMetadataFile(path, MakeRecordSequence(kRecords), opts).ok());
     std::unique_ptr<RandomAccessFile> file;
     ASSERT_TRUE(RandomAccessFile::Open(path, enc ? &key : nullptr, &file).ok());
-    auto best_of = [&](MetadataReplayStrategy* s) {
+    auto best_of = [&](fs::MetadataReplayStrategy* s) {
       double best = 1e9;
       for (int rep = 0; rep < 7; rep++) {
         CountingSink sink;
@@ -469,15 +469,15 @@ TEST(WindowedReplayCostTest, ThroughputAgainstInMemory) {
       }
       return best;
     };
-    std::unique_ptr<MetadataReplayStrategy> inmem = NewReplayStrategy(
-        enc ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory,
-        ReplayStrategyOptions());
+    std::unique_ptr<fs::MetadataReplayStrategy> inmem = fs::NewReplayStrategy(
+        enc ? fs::ReplayStrategyKind::kEncryptedInMemory : fs::ReplayStrategyKind::kInMemory,
+        fs::ReplayStrategyOptions());
     const double t_inmem = best_of(inmem.get());
     std::cout << (enc ? "encrypted" : "plain") << " " << kRecords << " records, "
               << FileSizeOrDie(path) << " bytes: " << ReplayStrategyName(inmem->kind()) << " "
               << static_cast<uint64_t>(kRecords / t_inmem) << " records/s";
     for (size_t w : {size_t{64} * 1024, size_t{1} * kMiB, size_t{4} * kMiB}) {
-      WindowedReplay windowed(w);
+      fs::WindowedReplay windowed(w);
       const double t = best_of(&windowed);
       std::cout << "; windowed " << (w >> 10) << " KiB " << static_cast<uint64_t>(kRecords / t)
                 << " (" << t_inmem / t << "x)";
@@ -502,13 +502,13 @@ TEST(WindowedReplayLargeRecordTest, EndsNonCleanlyAndFallsBackToStreaming) {
     records[20].mutable_unknown_fields()->AddLengthDelimited(1000, std::string(200 * 1024, 'x'));
     ASSERT_TRUE(WriteMetadataFile(path, records, opts).ok());
 
-    StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path, k);
+    StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, k);
     ASSERT_TRUE(ref.outcome.clean()) << ref.outcome.ToString();
     ASSERT_EQ(41u, ref.records.size());
 
     // Windowed alone: the records before it, then an IOError at its offset.
-    StrategyRun run = RunStrategy(ReplayStrategyKind::kWindowed, path, k, 64 * 1024);
-    EXPECT_EQ(ReplayOutcome::Kind::kIOError, run.outcome.kind) << run.outcome.ToString();
+    StrategyRun run = RunStrategy(fs::ReplayStrategyKind::kWindowed, path, k, 64 * 1024);
+    EXPECT_EQ(fs::ReplayOutcome::Kind::kIOError, run.outcome.kind) << run.outcome.ToString();
     EXPECT_EQ(ref.records[20].offset, run.outcome.offset);
     EXPECT_EQ(20u, run.records.size());
     EXPECT_NE(std::string::npos,
@@ -519,19 +519,19 @@ TEST(WindowedReplayLargeRecordTest, EndsNonCleanlyAndFallsBackToStreaming) {
 
     // Through the orchestrator: Windowed is chosen, falls back, and the
     // container state is Streaming's.
-    ReplayPolicyOptions popts;
+    fs::ReplayPolicyOptions popts;
     popts.inmem_threshold_bytes = 1024;  // the file is above it
     popts.memory_budget_bytes = 1 * kMiB;
     popts.window_bytes = 64 * 1024;
     ByteBudget budget(popts.memory_budget_bytes);
-    ReplayStats stats;
-    ContainerReplayer replayer(popts, &budget, &stats);
+    fs::ReplayStats stats;
+    fs::ContainerReplayer replayer(popts, &budget, &stats);
     std::unique_ptr<RandomAccessFile> file;
     ASSERT_TRUE(RandomAccessFile::Open(path, k, &file).ok());
     const uint64_t data_start = enc ? kEncryptionHeaderSize : 0;
-    ContainerReplayState state(1ULL << 40, data_start, 4096);
-    ContainerReplayResult result = replayer.Replay(file.get(), &state);
-    EXPECT_EQ(ReplayStrategyKind::kWindowed, result.chosen);
+    fs::ContainerReplayState state(1ULL << 40, data_start, 4096);
+    fs::ContainerReplayResult result = replayer.Replay(file.get(), &state);
+    EXPECT_EQ(fs::ReplayStrategyKind::kWindowed, result.chosen);
     EXPECT_TRUE(result.fell_back);
     EXPECT_EQ(64u * 1024, result.budget_bytes);
     EXPECT_TRUE(result.outcome.SameAs(ref.outcome)) << result.outcome.ToString();
@@ -539,10 +539,10 @@ TEST(WindowedReplayLargeRecordTest, EndsNonCleanlyAndFallsBackToStreaming) {
     EXPECT_EQ(64u * 1024, budget.peak());
     EXPECT_EQ(popts.memory_budget_bytes, budget.available());
 
-    ContainerReplayState reference(1ULL << 40, data_start, 4096);
+    fs::ContainerReplayState reference(1ULL << 40, data_start, 4096);
     std::unique_ptr<RandomAccessFile> file2;
     ASSERT_TRUE(RandomAccessFile::Open(path, k, &file2).ok());
-    StreamingReplay streaming;
+    fs::StreamingReplay streaming;
     ASSERT_TRUE(streaming.Replay(file2.get(), &reference).clean());
     EXPECT_EQ(reference.live_blocks().SortedEntries(), state.live_blocks().SortedEntries());
     EXPECT_EQ(reference.live_bytes(), state.live_bytes());
@@ -559,23 +559,23 @@ TEST(WindowedReplayLargeRecordTest, PolicyRoutesLargeFilesToWindowed) {
   TempDir dir;
   const std::string path = dir.Join("c.metadata");
   ASSERT_TRUE(WriteMetadataFile(path, MakeRecordSequence(20000)).ok());
-  ReplayPolicyOptions popts;
+  fs::ReplayPolicyOptions popts;
   popts.inmem_threshold_bytes = 64 * 1024;
   popts.memory_budget_bytes = 1 * kMiB;
   popts.window_bytes = 128 * 1024;
   ByteBudget budget(popts.memory_budget_bytes);
-  ReplayStats stats;
-  ContainerReplayer replayer(popts, &budget, &stats);
+  fs::ReplayStats stats;
+  fs::ContainerReplayer replayer(popts, &budget, &stats);
   std::unique_ptr<RandomAccessFile> file;
   ASSERT_TRUE(RandomAccessFile::Open(path, nullptr, &file).ok());
-  ContainerReplayState state(1ULL << 40, 0, 4096);
-  ContainerReplayResult result = replayer.Replay(file.get(), &state);
-  EXPECT_EQ(ReplayStrategyKind::kWindowed, result.chosen);
+  fs::ContainerReplayState state(1ULL << 40, 0, 4096);
+  fs::ContainerReplayResult result = replayer.Replay(file.get(), &state);
+  EXPECT_EQ(fs::ReplayStrategyKind::kWindowed, result.chosen);
   EXPECT_FALSE(result.fell_back);
   EXPECT_TRUE(result.outcome.clean());
   EXPECT_EQ(20000u, result.outcome.records);
   EXPECT_EQ(128u * 1024, budget.peak());
-  EXPECT_EQ(1u, stats.containers(ReplayStrategyKind::kWindowed));
+  EXPECT_EQ(1u, stats.containers(fs::ReplayStrategyKind::kWindowed));
 }
 
 // ---------------------------------------------------------------------------
@@ -583,17 +583,17 @@ TEST(WindowedReplayLargeRecordTest, PolicyRoutesLargeFilesToWindowed) {
 TEST(WindowedReplayFlagTest, WindowFlag) {
   const uint64_t saved = FLAGS_log_container_metadata_replay_window_bytes;
   EXPECT_EQ(4 * kMiB, saved);
-  ReplayPolicyOptions o;
-  ASSERT_TRUE(ReplayPolicyOptions::FromFlags(&o).ok());
+  fs::ReplayPolicyOptions o;
+  ASSERT_TRUE(fs::ReplayPolicyOptions::FromFlags(&o).ok());
   EXPECT_EQ(4 * kMiB, o.window_bytes);
   FLAGS_log_container_metadata_replay_window_bytes = 0;
-  ASSERT_TRUE(ReplayPolicyOptions::FromFlags(&o).ok());
+  ASSERT_TRUE(fs::ReplayPolicyOptions::FromFlags(&o).ok());
   EXPECT_EQ(0u, o.window_bytes);
   FLAGS_log_container_metadata_replay_window_bytes = 100;
-  ASSERT_TRUE(ReplayPolicyOptions::FromFlags(&o).ok());
-  EXPECT_EQ(kMinWindowBufferBytes, o.window_bytes);
+  ASSERT_TRUE(fs::ReplayPolicyOptions::FromFlags(&o).ok());
+  EXPECT_EQ(fs::kMinWindowBufferBytes, o.window_bytes);
   FLAGS_log_container_metadata_replay_window_bytes = 1 * kMiB;
-  ASSERT_TRUE(ReplayPolicyOptions::FromFlags(&o).ok());
+  ASSERT_TRUE(fs::ReplayPolicyOptions::FromFlags(&o).ok());
   EXPECT_EQ(1 * kMiB, o.window_bytes);
   FLAGS_log_container_metadata_replay_window_bytes = saved;
 }

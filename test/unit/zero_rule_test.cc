@@ -44,6 +44,7 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace fs {
 namespace {
 
 constexpr uint64_t kChunk = pb_container::kZeroCheckChunkSize;
@@ -326,4 +327,5 @@ TEST(ZeroRuleTest, CountZeroRunsAgreesWithTheIndex) {
 }
 
 }  // namespace
+}  // namespace fs
 }  // namespace kudu

@@ -67,9 +67,9 @@ struct StateSnapshot {
   }
 };
 
-inline StateSnapshot Snapshot(const ContainerReplayState& s) {
+inline StateSnapshot Snapshot(const fs::ContainerReplayState& s) {
   StateSnapshot out;
-  s.live_blocks().ForEach([&out](uint64_t id, const BlockLocation& loc) {
+  s.live_blocks().ForEach([&out](uint64_t id, const fs::BlockLocation& loc) {
     out.live.push_back({id, {loc.offset, loc.length}});
   });
   std::sort(out.live.begin(), out.live.end());
@@ -89,17 +89,17 @@ inline StateSnapshot Snapshot(const ContainerReplayState& s) {
 }
 
 // Captures (offset, serialized record) and applies each record to a state.
-class TeeSink : public BlockRecordSink {
+class TeeSink : public fs::BlockRecordSink {
  public:
-  explicit TeeSink(ContainerReplayState* state) : state_(state) {}
-  void OnRecord(const BlockRecord& record, uint64_t offset) override {
+  explicit TeeSink(fs::ContainerReplayState* state) : state_(state) {}
+  void OnRecord(const fs::BlockRecord& record, uint64_t offset) override {
     records.push_back({offset, test::SerializeBlockRecord(record)});
     state_->OnRecord(record, offset);
   }
   std::vector<std::pair<uint64_t, std::string>> records;
 
  private:
-  ContainerReplayState* state_;
+  fs::ContainerReplayState* state_;
 };
 
 struct Options {
@@ -117,18 +117,18 @@ struct Run {
   std::string what;
   bool open_failed = false;
   Status open_status;
-  ReplayOutcome outcome;
+  fs::ReplayOutcome outcome;
   std::vector<std::pair<uint64_t, std::string>> records;
   StateSnapshot state;
 };
 
 inline uint64_t DataStart(const Options& o) { return o.key ? kEncryptionHeaderSize : 0; }
 
-inline Run RunStrategy(ReplayStrategyKind kind, size_t window, const std::string& path,
+inline Run RunStrategy(fs::ReplayStrategyKind kind, size_t window, const std::string& path,
                        const Options& o) {
   Run run;
   run.what = std::string(ReplayStrategyName(kind)) +
-             (kind == ReplayStrategyKind::kWindowed ? "(window " + std::to_string(window) + ")"
+             (kind == fs::ReplayStrategyKind::kWindowed ? "(window " + std::to_string(window) + ")"
                                                     : "");
   std::unique_ptr<RandomAccessFile> file;
   run.open_status = RandomAccessFile::Open(path, o.key, &file);
@@ -136,11 +136,11 @@ inline Run RunStrategy(ReplayStrategyKind kind, size_t window, const std::string
     run.open_failed = true;
     return run;
   }
-  ReplayStrategyOptions sopts;
+  fs::ReplayStrategyOptions sopts;
   sopts.window_bytes = window;
-  std::unique_ptr<MetadataReplayStrategy> strategy = NewReplayStrategy(kind, sopts);
+  std::unique_ptr<fs::MetadataReplayStrategy> strategy = fs::NewReplayStrategy(kind, sopts);
   if (!strategy) std::abort();
-  ContainerReplayState state(o.data_file_size, DataStart(o), o.fs_block_size);
+  fs::ContainerReplayState state(o.data_file_size, DataStart(o), o.fs_block_size);
   TeeSink sink(&state);
   run.outcome = strategy->Replay(file.get(), &sink);
   run.records = std::move(sink.records);
@@ -148,8 +148,8 @@ inline Run RunStrategy(ReplayStrategyKind kind, size_t window, const std::string
   return run;
 }
 
-inline Run RunReplayer(StrategyChoice choice, uint64_t window, uint64_t budget_bytes,
-                       const std::string& path, const Options& o, ContainerReplayResult* res) {
+inline Run RunReplayer(fs::StrategyChoice choice, uint64_t window, uint64_t budget_bytes,
+                       const std::string& path, const Options& o, fs::ContainerReplayResult* res) {
   Run run;
   run.what = std::string("replayer(") + StrategyChoiceName(choice) + ")";
   std::unique_ptr<RandomAccessFile> file;
@@ -158,14 +158,14 @@ inline Run RunReplayer(StrategyChoice choice, uint64_t window, uint64_t budget_b
     run.open_failed = true;
     return run;
   }
-  ReplayPolicyOptions popts;
+  fs::ReplayPolicyOptions popts;
   popts.choice = choice;
   popts.window_bytes = window;
   popts.memory_budget_bytes = budget_bytes;
   popts.budget_wait_ms = 0;
   ByteBudget budget(budget_bytes);
-  ContainerReplayer replayer(popts, &budget, nullptr);
-  ContainerReplayState state(o.data_file_size, DataStart(o), o.fs_block_size);
+  fs::ContainerReplayer replayer(popts, &budget, nullptr);
+  fs::ContainerReplayState state(o.data_file_size, DataStart(o), o.fs_block_size);
   *res = replayer.Replay(file.get(), &state);
   run.outcome = res->outcome;
   run.records.clear();
@@ -206,13 +206,13 @@ inline std::string CompareWithOracle(const oracle::OracleResult& want, const Run
     return "";
   }
   if (got.open_failed) return pre + "open failed: " + got.open_status.ToString();
-  const ReplayOutcome& out = got.outcome;
-  ReplayOutcome::Kind k;
+  const fs::ReplayOutcome& out = got.outcome;
+  fs::ReplayOutcome::Kind k;
   switch (want.kind) {
-    case OracleKind::kClean: k = ReplayOutcome::Kind::kClean; break;
-    case OracleKind::kPartial: k = ReplayOutcome::Kind::kPartialRecord; break;
-    case OracleKind::kCorruption: k = ReplayOutcome::Kind::kCorruption; break;
-    default: k = ReplayOutcome::Kind::kIOError; break;  // kNotSupported
+    case OracleKind::kClean: k = fs::ReplayOutcome::Kind::kClean; break;
+    case OracleKind::kPartial: k = fs::ReplayOutcome::Kind::kPartialRecord; break;
+    case OracleKind::kCorruption: k = fs::ReplayOutcome::Kind::kCorruption; break;
+    default: k = fs::ReplayOutcome::Kind::kIOError; break;  // kNotSupported
   }
   if (out.kind != k || out.offset != want.offset || out.records != want.records.size()) {
     return pre + out.ToString();
@@ -231,7 +231,7 @@ inline std::string CompareWithOracle(const oracle::OracleResult& want, const Run
     if (got.records[i].first != want.records[i].offset ||
         // What the replay delivers is a BlockRecord: the oracle's message
         // reduced to the same fields (no timestamp, no unknown fields).
-        got.records[i].second != test::SerializeBlockRecord(BlockRecordFromPB(want.records[i].record))) {
+        got.records[i].second != test::SerializeBlockRecord(fs::BlockRecordFromPB(want.records[i].record))) {
       return pre + "a different record " + std::to_string(i) + " at offset " +
              std::to_string(got.records[i].first) + ": " + want.records[i].record.ShortDebugString();
     }
@@ -266,7 +266,7 @@ struct Counters {
 
 inline bool WindowedAvailable() {
   static const bool available =
-      NewReplayStrategy(ReplayStrategyKind::kWindowed, ReplayStrategyOptions()) != nullptr;
+      fs::NewReplayStrategy(fs::ReplayStrategyKind::kWindowed, fs::ReplayStrategyOptions()) != nullptr;
   return available;
 }
 
@@ -277,12 +277,12 @@ inline std::string CheckFile(const std::string& path, const std::string& bytes, 
                              Run* streaming = nullptr, Counters* counters = nullptr) {
   Counters local;
   Counters* cnt = counters ? counters : &local;
-  Run ref = RunStrategy(ReplayStrategyKind::kStreaming, 0, path, o);
+  Run ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, 0, path, o);
   cnt->strategy_runs++;
-  std::vector<std::pair<ReplayStrategyKind, size_t>> kinds;
-  kinds.push_back({o.key ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory, 0});
+  std::vector<std::pair<fs::ReplayStrategyKind, size_t>> kinds;
+  kinds.push_back({o.key ? fs::ReplayStrategyKind::kEncryptedInMemory : fs::ReplayStrategyKind::kInMemory, 0});
   if (WindowedAvailable()) {
-    for (size_t w : o.windows) kinds.push_back({ReplayStrategyKind::kWindowed, w});
+    for (size_t w : o.windows) kinds.push_back({fs::ReplayStrategyKind::kWindowed, w});
   }
   for (const auto& k : kinds) {
     Run r = RunStrategy(k.first, k.second, path, o);
@@ -291,18 +291,18 @@ inline std::string CheckFile(const std::string& path, const std::string& bytes, 
     if (!d.empty()) return d;
   }
   if (o.check_replayer) {
-    std::vector<StrategyChoice> choices = {StrategyChoice::kAuto, StrategyChoice::kStreaming,
-                                           StrategyChoice::kInMemory};
-    if (WindowedAvailable()) choices.push_back(StrategyChoice::kWindowed);
-    for (StrategyChoice c : choices) {
-      ContainerReplayResult res;
+    std::vector<fs::StrategyChoice> choices = {fs::StrategyChoice::kAuto, fs::StrategyChoice::kStreaming,
+                                           fs::StrategyChoice::kInMemory};
+    if (WindowedAvailable()) choices.push_back(fs::StrategyChoice::kWindowed);
+    for (fs::StrategyChoice c : choices) {
+      fs::ContainerReplayResult res;
       // A budget that holds the whole file, and for Windowed a tiny window.
       Run r = RunReplayer(c, 16, bytes.size() + 1, path, o, &res);
       cnt->replayer_runs++;
       std::string d = CompareRuns(ref, r, /*compare_records=*/false);
       if (!d.empty()) return d;
-      if (!r.open_failed && bytes.size() > DataStart(o) && c != StrategyChoice::kStreaming &&
-          c != StrategyChoice::kAuto && res.chosen == ReplayStrategyKind::kStreaming) {
+      if (!r.open_failed && bytes.size() > DataStart(o) && c != fs::StrategyChoice::kStreaming &&
+          c != fs::StrategyChoice::kAuto && res.chosen == fs::ReplayStrategyKind::kStreaming) {
         return r.what + " chose streaming although the budget holds the file";
       }
     }

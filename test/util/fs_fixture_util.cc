@@ -117,7 +117,7 @@ Status CopyTree(const std::string& from, const std::string& to) {
 }
 
 fs::BlockManagerOpenOptions OpenOptions(const std::vector<std::string>& roots,
-                                        const ServerKey* key, StrategyChoice choice) {
+                                        const ServerKey* key, fs::StrategyChoice choice) {
   fs::BlockManagerOpenOptions o;
   o.data_dirs = roots;
   o.server_key = key;

@@ -83,7 +83,7 @@ Status CopyTree(const std::string& from, const std::string& to);
 // Options for an in-process open of `roots`.
 fs::BlockManagerOpenOptions OpenOptions(const std::vector<std::string>& roots,
                                         const ServerKey* key,
-                                        StrategyChoice choice = StrategyChoice::kAuto);
+                                        fs::StrategyChoice choice = fs::StrategyChoice::kAuto);
 
 }  // namespace test
 }  // namespace kudu

@@ -92,7 +92,7 @@ Status ReplayDataDirs(const std::vector<std::string>& roots, const ServerKey* ke
         const BlockRecordPB& r = recs[i];
         const uint64_t bid = r.block_id().id();
         const std::string where = id + " record " + std::to_string(i) + " (block " +
-                                  BlockId(bid).ToString() + ")";
+                                  fs::BlockId(bid).ToString() + ")";
         if (r.op_type() == CREATE) {
           if (!r.has_offset() || !r.has_length() || r.offset() < 0 || r.length() < 0 ||
               static_cast<uint64_t>(r.offset() + r.length()) > data_size) {
@@ -118,7 +118,7 @@ Status ReplayDataDirs(const std::vector<std::string>& roots, const ServerKey* ke
 std::string FormatLiveBlocks(const std::map<uint64_t, ReferenceBlock>& live) {
   std::string out;
   for (const auto& e : live) {
-    out += BlockId(e.first).ToString() + " " + e.second.container_id + " " +
+    out += fs::BlockId(e.first).ToString() + " " + e.second.container_id + " " +
            std::to_string(e.second.offset) + " " + std::to_string(e.second.length) + "\n";
   }
   return out;

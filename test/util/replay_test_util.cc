@@ -23,26 +23,26 @@
 namespace kudu {
 namespace test {
 
-void CapturingSink::OnRecord(const BlockRecord& record, uint64_t offset) {
+void CapturingSink::OnRecord(const fs::BlockRecord& record, uint64_t offset) {
   entries.push_back(Entry{offset, SerializeBlockRecord(record)});
 }
 
-StrategyRun RunStrategy(ReplayStrategyKind kind, const std::string& path, const ServerKey* key,
-                        size_t window_bytes, DirectReadMode direct_read) {
+StrategyRun RunStrategy(fs::ReplayStrategyKind kind, const std::string& path, const ServerKey* key,
+                        size_t window_bytes, fs::DirectReadMode direct_read) {
   StrategyRun run;
   std::unique_ptr<RandomAccessFile> file;
   Status s = RandomAccessFile::Open(path, key, &file);
   if (!s.ok()) {
-    run.outcome.kind = ReplayOutcome::Kind::kIOError;
+    run.outcome.kind = fs::ReplayOutcome::Kind::kIOError;
     run.outcome.status = s;
     return run;
   }
-  ReplayStrategyOptions opts;
+  fs::ReplayStrategyOptions opts;
   opts.window_bytes = window_bytes;
   opts.direct_read = direct_read;
-  std::unique_ptr<MetadataReplayStrategy> strategy = NewReplayStrategy(kind, opts);
+  std::unique_ptr<fs::MetadataReplayStrategy> strategy = fs::NewReplayStrategy(kind, opts);
   if (!strategy) {
-    run.outcome.kind = ReplayOutcome::Kind::kIOError;
+    run.outcome.kind = fs::ReplayOutcome::Kind::kIOError;
     run.outcome.status = Status::NotSupported("no such strategy");
     return run;
   }
@@ -54,33 +54,33 @@ StrategyRun RunStrategy(ReplayStrategyKind kind, const std::string& path, const 
   return run;
 }
 
-std::vector<ReplayStrategyKind> KindsFor(bool encrypted) {
-  std::vector<ReplayStrategyKind> kinds = {
-      encrypted ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory};
-  if (NewReplayStrategy(ReplayStrategyKind::kWindowed, ReplayStrategyOptions())) {
-    kinds.push_back(ReplayStrategyKind::kWindowed);
+std::vector<fs::ReplayStrategyKind> KindsFor(bool encrypted) {
+  std::vector<fs::ReplayStrategyKind> kinds = {
+      encrypted ? fs::ReplayStrategyKind::kEncryptedInMemory : fs::ReplayStrategyKind::kInMemory};
+  if (fs::NewReplayStrategy(fs::ReplayStrategyKind::kWindowed, fs::ReplayStrategyOptions())) {
+    kinds.push_back(fs::ReplayStrategyKind::kWindowed);
   }
   return kinds;
 }
 
 std::string CompareWithStreaming(const std::string& path, const ServerKey* key,
                                  size_t window_bytes) {
-  StrategyRun ref = RunStrategy(ReplayStrategyKind::kStreaming, path, key);
+  StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, key);
   struct Variant {
-    ReplayStrategyKind kind;
-    DirectReadMode direct_read;
+    fs::ReplayStrategyKind kind;
+    fs::DirectReadMode direct_read;
   };
   std::vector<Variant> variants;
-  for (ReplayStrategyKind kind : KindsFor(key != nullptr)) {
-    variants.push_back({kind, DirectReadMode::kCold});
+  for (fs::ReplayStrategyKind kind : KindsFor(key != nullptr)) {
+    variants.push_back({kind, fs::DirectReadMode::kCold});
     const bool in_memory =
-        kind == ReplayStrategyKind::kInMemory || kind == ReplayStrategyKind::kEncryptedInMemory;
-    if (in_memory && window_bytes == 4096) variants.push_back({kind, DirectReadMode::kAlways});
+        kind == fs::ReplayStrategyKind::kInMemory || kind == fs::ReplayStrategyKind::kEncryptedInMemory;
+    if (in_memory && window_bytes == 4096) variants.push_back({kind, fs::DirectReadMode::kAlways});
   }
   for (const Variant& v : variants) {
     StrategyRun run = RunStrategy(v.kind, path, key, window_bytes, v.direct_read);
     const std::string name = std::string(ReplayStrategyName(v.kind)) +
-                             (v.direct_read == DirectReadMode::kAlways ? " (direct read)" : "");
+                             (v.direct_read == fs::DirectReadMode::kAlways ? " (direct read)" : "");
     if (!run.outcome.SameAs(ref.outcome)) {
       return name + " outcome '" + run.outcome.ToString() + "' differs from streaming's '" +
              ref.outcome.ToString() + "'";

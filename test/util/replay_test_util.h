@@ -33,9 +33,9 @@ namespace kudu {
 namespace test {
 
 // Records every record as (offset, the record serialised as a BlockRecordPB).
-class CapturingSink : public BlockRecordSink {
+class CapturingSink : public fs::BlockRecordSink {
  public:
-  void OnRecord(const BlockRecord& record, uint64_t offset) override;
+  void OnRecord(const fs::BlockRecord& record, uint64_t offset) override;
   struct Entry {
     uint64_t offset;
     std::string bytes;
@@ -45,7 +45,7 @@ class CapturingSink : public BlockRecordSink {
 };
 
 struct StrategyRun {
-  ReplayOutcome outcome;
+  fs::ReplayOutcome outcome;
   std::vector<CapturingSink::Entry> records;
   uint64_t read_syscalls = 0;
   uint64_t bytes_read = 0;
@@ -53,13 +53,13 @@ struct StrategyRun {
 
 // Opens `path` (with `key` when not null) and replays it with `kind`.
 // An open failure is returned as an IOError outcome.
-StrategyRun RunStrategy(ReplayStrategyKind kind, const std::string& path, const ServerKey* key,
+StrategyRun RunStrategy(fs::ReplayStrategyKind kind, const std::string& path, const ServerKey* key,
                         size_t window_bytes = 4096,
-                        DirectReadMode direct_read = DirectReadMode::kCold);
+                        fs::DirectReadMode direct_read = fs::DirectReadMode::kCold);
 
 // The kinds that apply to a file: Streaming, the in-memory one that fits,
 // and Windowed when it exists.
-std::vector<ReplayStrategyKind> KindsFor(bool encrypted);
+std::vector<fs::ReplayStrategyKind> KindsFor(bool encrypted);
 
 // Empty when every kind gives Streaming's records and outcome; otherwise a
 // description of the first difference. With the default window the

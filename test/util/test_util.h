@@ -47,11 +47,11 @@ class TempDir {
 
 // `record` as a BlockRecordPB, serialised: how tests compare record streams.
 // Inline: the fuzz targets use it without linking the test helpers.
-inline std::string SerializeBlockRecord(const BlockRecord& record) {
+inline std::string SerializeBlockRecord(const fs::BlockRecord& record) {
   BlockRecordPB pb;
   pb.mutable_block_id()->set_id(record.block_id);
   pb.set_op_type(record.op_type);
-  pb.set_timestamp_us(0);  // not kept by BlockRecord (the replay never reads it)
+  pb.set_timestamp_us(0);  // not kept by fs::BlockRecord (the replay never reads it)
   if (record.has_offset) pb.set_offset(record.offset);
   if (record.has_length) pb.set_length(record.length);
   return pb.SerializeAsString();

@@ -24,6 +24,7 @@
 #include <string>
 
 namespace kudu {
+namespace fs {
 
 class BlockId {
  public:
@@ -61,4 +62,5 @@ class BlockId {
   uint64_t id_;
 };
 
+}  // namespace fs
 }  // namespace kudu

@@ -32,6 +32,7 @@
 #include "kudu/fs/fs.pb.h"
 
 namespace kudu {
+namespace fs {
 
 // timestamp_us is not kept: the replay never reads it (neither does Kudu's),
 // so the parser only checks that it is well formed, which the body must be
@@ -66,4 +67,5 @@ inline BlockRecord BlockRecordFromPB(const BlockRecordPB& pb) {
   return r;
 }
 
+}  // namespace fs
 }  // namespace kudu

@@ -22,6 +22,7 @@
 #include <cstring>
 
 namespace kudu {
+namespace fs {
 namespace {
 
 // The encoding every writer emits, in any field order: each field once,
@@ -83,4 +84,5 @@ bool ParseBlockRecordSlow(Slice body, BlockRecordPB* fallback, BlockRecord* reco
   return true;
 }
 
+}  // namespace fs
 }  // namespace kudu

@@ -30,6 +30,7 @@
 #include "kudu/util/slice.h"
 
 namespace kudu {
+namespace fs {
 
 // Parses `body` into `*record`. False when the body is not a complete
 // BlockRecordPB, exactly as protobuf's own parser decides; when true,
@@ -160,4 +161,5 @@ __attribute__((always_inline)) inline bool ParseBlockRecord(Slice body, BlockRec
          ParseBlockRecordSlow(body, fallback, record);
 }
 
+}  // namespace fs
 }  // namespace kudu

@@ -27,6 +27,7 @@
 #include "kudu/util/zero_rule.h"
 
 namespace kudu {
+namespace fs {
 
 class BufferRecordSource {
  public:
@@ -60,4 +61,5 @@ class BufferRecordSource {
   const uint64_t size_;
 };
 
+}  // namespace fs
 }  // namespace kudu

@@ -20,6 +20,7 @@
 #include <algorithm>
 
 namespace kudu {
+namespace fs {
 
 inline uint64_t ContainerReplayState::AlignUp(uint64_t v) const {
   if (fs_block_mask_ != 0) {
@@ -152,4 +153,5 @@ void ContainerReplayState::OnRecord(const BlockRecord& record, uint64_t offset) 
   }
 }
 
+}  // namespace fs
 }  // namespace kudu

@@ -31,6 +31,7 @@
 #include "kudu/fs/replay_outcome.h"
 
 namespace kudu {
+namespace fs {
 
 // The reasons of §4.2, one per rule, in the order the rules are tried: a
 // record is reported with the first rule it breaks.
@@ -142,4 +143,5 @@ class ContainerReplayState : public BlockRecordSink {
   KeptDeadBlock last_of_max_id_;
 };
 
+}  // namespace fs
 }  // namespace kudu

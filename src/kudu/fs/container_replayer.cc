@@ -25,6 +25,7 @@
 #include "kudu/util/file.h"
 
 namespace kudu {
+namespace fs {
 
 ContainerReplayer::ContainerReplayer(const ReplayPolicyOptions& opts, ByteBudget* budget,
                                      ReplayStats* stats, StrategyFactory factory)
@@ -124,4 +125,5 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
   return result;
 }
 
+}  // namespace fs
 }  // namespace kudu

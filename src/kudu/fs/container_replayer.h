@@ -38,9 +38,10 @@
 #include "kudu/fs/replay_stats.h"
 
 namespace kudu {
-
 class ByteBudget;
 class RandomAccessFile;
+
+namespace fs {
 
 struct ContainerReplayResult {
   // The outcome as Streaming gives it (after a fallback, Streaming's own).
@@ -79,4 +80,5 @@ class ContainerReplayer {
   std::unique_ptr<MetadataReplayStrategy> strategies_[ReplayStats::kKinds];
 };
 
+}  // namespace fs
 }  // namespace kudu

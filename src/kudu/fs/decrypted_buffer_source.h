@@ -35,6 +35,7 @@
 #include "kudu/util/zero_rule.h"
 
 namespace kudu {
+namespace fs {
 
 class DecryptedBufferSource {
  public:
@@ -85,4 +86,5 @@ class DecryptedBufferSource {
   ZeroRunIndex* index_ = nullptr;
 };
 
+}  // namespace fs
 }  // namespace kudu

@@ -24,6 +24,7 @@
 #include "kudu/util/file.h"
 
 namespace kudu {
+namespace fs {
 
 ReplayOutcome EncryptedInMemoryReplay::Replay(RandomAccessFile* file, BlockRecordSink* sink) {
   if (!file->encrypted()) {
@@ -45,4 +46,5 @@ ReplayOutcome EncryptedInMemoryReplay::Replay(RandomAccessFile* file, BlockRecor
   return ReplayRecordsFrom(&source, &scratch_, sink);
 }
 
+}  // namespace fs
 }  // namespace kudu

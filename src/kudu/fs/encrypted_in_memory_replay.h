@@ -29,6 +29,7 @@
 #include "kudu/util/zero_rule.h"
 
 namespace kudu {
+namespace fs {
 
 class EncryptedInMemoryReplay : public MetadataReplayStrategy {
  public:
@@ -44,4 +45,5 @@ class EncryptedInMemoryReplay : public MetadataReplayStrategy {
   ZeroRunIndex zero_runs_;
 };
 
+}  // namespace fs
 }  // namespace kudu

@@ -24,6 +24,7 @@
 #include "kudu/util/file.h"
 
 namespace kudu {
+namespace fs {
 
 ReplayOutcome InMemoryReplay::Replay(RandomAccessFile* file, BlockRecordSink* sink) {
   if (file->encrypted()) {
@@ -39,4 +40,5 @@ ReplayOutcome InMemoryReplay::Replay(RandomAccessFile* file, BlockRecordSink* si
   return ReplayRecordsFrom(&source, &scratch_, sink);
 }
 
+}  // namespace fs
 }  // namespace kudu

@@ -27,6 +27,7 @@
 #include "kudu/fs/whole_file_read.h"
 
 namespace kudu {
+namespace fs {
 
 class InMemoryReplay : public MetadataReplayStrategy {
  public:
@@ -42,4 +43,5 @@ class InMemoryReplay : public MetadataReplayStrategy {
   BlockRecordPB scratch_;
 };
 
+}  // namespace fs
 }  // namespace kudu

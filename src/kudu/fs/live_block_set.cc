@@ -20,6 +20,7 @@
 #include <algorithm>
 
 namespace kudu {
+namespace fs {
 
 void LiveBlockSet::Clear() {
   hashed_ = false;
@@ -168,4 +169,5 @@ std::vector<LiveBlock> LiveBlockSet::TakeSorted() {
   return out;
 }
 
+}  // namespace fs
 }  // namespace kudu

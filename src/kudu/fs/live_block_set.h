@@ -40,6 +40,7 @@
 #include <absl/container/flat_hash_map.h>
 
 namespace kudu {
+namespace fs {
 
 struct BlockLocation {
   int64_t offset = 0;
@@ -132,4 +133,5 @@ class LiveBlockSet {
   absl::flat_hash_map<uint64_t, BlockLocation> map_;
 };
 
+}  // namespace fs
 }  // namespace kudu

@@ -31,8 +31,9 @@
 #include "kudu/fs/whole_file_read.h"
 
 namespace kudu {
-
 class RandomAccessFile;
+
+namespace fs {
 
 enum class ReplayStrategyKind : int {
   kStreaming = 0,      // the reference: two reads per record
@@ -68,4 +69,5 @@ struct ReplayStrategyOptions {
 std::unique_ptr<MetadataReplayStrategy> NewReplayStrategy(ReplayStrategyKind kind,
                                                           const ReplayStrategyOptions& opts);
 
+}  // namespace fs
 }  // namespace kudu

@@ -30,6 +30,7 @@
 #include "kudu/util/pb_container_reader.h"
 
 namespace kudu {
+namespace fs {
 
 inline const std::string& BlockRecordTypeName() {
   static const std::string* name = new std::string(BlockRecordPB::descriptor()->full_name());
@@ -110,4 +111,5 @@ ReplayOutcome ReplayRecordsFrom(Source* source, BlockRecordPB* fallback, BlockRe
                             });
 }
 
+}  // namespace fs
 }  // namespace kudu

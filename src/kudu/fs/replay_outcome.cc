@@ -18,6 +18,7 @@
 #include "kudu/fs/replay_outcome.h"
 
 namespace kudu {
+namespace fs {
 
 const char* ReplayOutcomeKindName(ReplayOutcome::Kind kind) {
   switch (kind) {
@@ -36,4 +37,5 @@ std::string ReplayOutcome::ToString() const {
   return s;
 }
 
+}  // namespace fs
 }  // namespace kudu

@@ -24,6 +24,7 @@
 #include "kudu/util/status.h"
 
 namespace kudu {
+namespace fs {
 
 struct BlockRecord;
 
@@ -71,4 +72,5 @@ class BlockRecordSink {
   virtual void OnRecord(const BlockRecord& record, uint64_t offset) = 0;
 };
 
+}  // namespace fs
 }  // namespace kudu

@@ -70,6 +70,7 @@ DEFINE_uint64(log_container_metadata_replay_window_bytes, 4ULL << 20,
               "needs larger reads. A record larger than the window is replayed with streaming.");
 
 namespace kudu {
+namespace fs {
 
 Status ParseStrategyChoice(const std::string& name, StrategyChoice* choice) {
   if (name == "auto") {
@@ -199,4 +200,5 @@ uint64_t ChooseReadaheadBytes(const ReplayPolicyOptions& opts, uint64_t file_siz
   return std::min(file_size, header_bytes + window);
 }
 
+}  // namespace fs
 }  // namespace kudu

@@ -32,6 +32,7 @@
 #include "kudu/util/status.h"
 
 namespace kudu {
+namespace fs {
 
 // --log_container_metadata_replay_strategy.
 enum class StrategyChoice { kAuto, kStreaming, kInMemory, kWindowed };
@@ -108,4 +109,5 @@ constexpr uint64_t kReadaheadBytesWithoutWindow = 128 << 10;
 uint64_t ChooseReadaheadBytes(const ReplayPolicyOptions& opts, uint64_t file_size,
                               uint64_t header_bytes);
 
+}  // namespace fs
 }  // namespace kudu

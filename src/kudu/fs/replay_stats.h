@@ -29,6 +29,7 @@
 #include "kudu/fs/metadata_replay_strategy.h"
 
 namespace kudu {
+namespace fs {
 
 // Every counter but the per-strategy container counts, each once:
 //   fallbacks               accelerated replays that did not end cleanly
@@ -108,4 +109,5 @@ struct ReplayStats {
   }
 };
 
+}  // namespace fs
 }  // namespace kudu

@@ -22,6 +22,7 @@
 #include "kudu/fs/windowed_replay.h"
 
 namespace kudu {
+namespace fs {
 
 const char* ReplayStrategyName(ReplayStrategyKind kind) {
   switch (kind) {
@@ -47,4 +48,5 @@ std::unique_ptr<MetadataReplayStrategy> NewReplayStrategy(ReplayStrategyKind kin
   return nullptr;
 }
 
+}  // namespace fs
 }  // namespace kudu

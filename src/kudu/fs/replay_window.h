@@ -25,6 +25,7 @@
 #include <cstdint>
 
 namespace kudu {
+namespace fs {
 
 // The buffer never holds less than this (unless the file is smaller), so
 // that any legitimate record and supplemental header fits; windows below it
@@ -40,4 +41,5 @@ inline size_t WindowBufferBytes(size_t window_bytes, uint64_t payload_bytes) {
   return static_cast<size_t>(std::min<uint64_t>(cap, payload_bytes));
 }
 
+}  // namespace fs
 }  // namespace kudu

@@ -21,10 +21,12 @@
 #include "kudu/util/pb_container_reader.h"
 
 namespace kudu {
+namespace fs {
 
 ReplayOutcome StreamingReplay::Replay(RandomAccessFile* file, BlockRecordSink* sink) {
   FileRecordSource source(file);
   return ReplayRecordsFrom(&source, &scratch_, sink);
 }
 
+}  // namespace fs
 }  // namespace kudu

@@ -25,6 +25,7 @@
 #include "kudu/fs/metadata_replay_strategy.h"
 
 namespace kudu {
+namespace fs {
 
 class StreamingReplay : public MetadataReplayStrategy {
  public:
@@ -35,4 +36,5 @@ class StreamingReplay : public MetadataReplayStrategy {
   BlockRecordPB scratch_;
 };
 
+}  // namespace fs
 }  // namespace kudu

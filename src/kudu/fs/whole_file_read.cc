@@ -23,6 +23,7 @@
 #include "kudu/util/file.h"
 
 namespace kudu {
+namespace fs {
 
 Status ParseDirectReadMode(const std::string& name, DirectReadMode* mode) {
   if (name == "cold") {
@@ -74,4 +75,5 @@ Status ReadWholeFile(RandomAccessFile* file, DirectReadMode mode, uint64_t from,
   return file->ReadRaw(from, out->get() + from, size - from);
 }
 
+}  // namespace fs
 }  // namespace kudu

@@ -40,6 +40,7 @@
 #include "kudu/util/status.h"
 
 namespace kudu {
+namespace fs {
 
 enum class DirectReadMode {
   kNever,   // always through the page cache
@@ -74,4 +75,5 @@ using AlignedBytes = std::unique_ptr<uint8_t[], AlignedDelete>;
 Status ReadWholeFile(RandomAccessFile* file, DirectReadMode mode, uint64_t from, AlignedBytes* out,
                      bool* direct);
 
+}  // namespace fs
 }  // namespace kudu

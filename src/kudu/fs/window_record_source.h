@@ -62,6 +62,7 @@
 #include "kudu/util/zero_rule.h"
 
 namespace kudu {
+namespace fs {
 
 // Zero-ciphertext runs indexed per window at most (16 bytes each).
 constexpr size_t kMaxIndexedZeroRuns = 1024;
@@ -238,4 +239,5 @@ class WindowRecordSource {
   bool per_read_ = false;
 };
 
+}  // namespace fs
 }  // namespace kudu

@@ -21,6 +21,7 @@
 #include "kudu/util/file.h"
 
 namespace kudu {
+namespace fs {
 
 ReplayOutcome WindowedReplay::Replay(RandomAccessFile* file, BlockRecordSink* sink) {
   // The source owns the window buffer: it lives exactly as long as this call.
@@ -28,4 +29,5 @@ ReplayOutcome WindowedReplay::Replay(RandomAccessFile* file, BlockRecordSink* si
   return ReplayRecordsFrom(&source, &scratch_, sink);
 }
 
+}  // namespace fs
 }  // namespace kudu

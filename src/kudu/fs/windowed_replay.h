@@ -44,6 +44,7 @@
 #include "kudu/util/zero_rule.h"
 
 namespace kudu {
+namespace fs {
 
 class WindowedReplay : public MetadataReplayStrategy {
  public:
@@ -67,4 +68,5 @@ class WindowedReplay : public MetadataReplayStrategy {
   WindowStats last_stats_;
 };
 
+}  // namespace fs
 }  // namespace kudu

@@ -36,7 +36,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr int kKinds = static_cast<int>(ReplayStrategyKind::kNumKinds);
+constexpr int kKinds = static_cast<int>(fs::ReplayStrategyKind::kNumKinds);
 // Before any replay, the open reads the first bytes of the first metadata
 // file once to recognise a missing or wrong key (block_manager_open.cc,
 // ProbeKey): one read per open of a healthy state, not per container.
@@ -82,7 +82,7 @@ ojson DigestJson(const LiveSetDigest& d) {
 ojson ByStrategyJson(const RunMetrics& m) {
   ojson by = ojson::object();
   for (int k = 0; k < kKinds; k++) {
-    by[ReplayStrategyName(static_cast<ReplayStrategyKind>(k))] = m.containers_by_strategy[k];
+    by[ReplayStrategyName(static_cast<fs::ReplayStrategyKind>(k))] = m.containers_by_strategy[k];
   }
   return by;
 }

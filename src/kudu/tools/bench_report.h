@@ -53,7 +53,7 @@ struct BenchReport {
   std::string cache_mode;
   std::string cache_description;
   std::vector<std::string> variants;
-  ReplayPolicyOptions policy;
+  fs::ReplayPolicyOptions policy;
   // The flags' read-ahead (variants without a "/<mode>" suffix use it).
   fs::ReadaheadOptions readahead;
   double total_seconds = 0;

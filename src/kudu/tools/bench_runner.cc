@@ -455,7 +455,7 @@ Status ParseBenchVariants(const std::string& spec, bool windowed_available,
         BenchVariant a;
         if (!Upstream2026Variant(n, &a)) {
           a.name = n;
-          Status s = ParseStrategyChoice(n, &a.choice);
+          Status s = fs::ParseStrategyChoice(n, &a.choice);
           if (!s.ok()) return s;
         }
         out->push_back(a);
@@ -466,12 +466,12 @@ Status ParseBenchVariants(const std::string& spec, bool windowed_available,
       out->push_back(v);
       continue;
     }
-    Status s = ParseStrategyChoice(name, &v.choice);
+    Status s = fs::ParseStrategyChoice(name, &v.choice);
     if (!s.ok()) {
       return Status::InvalidArgument("--bench_strategies: unknown strategy '" + name +
                                      "' (known: streaming, inmemory, auto, windowed, upstream2026, all)");
     }
-    if (v.choice == StrategyChoice::kWindowed && !windowed_available) {
+    if (v.choice == fs::StrategyChoice::kWindowed && !windowed_available) {
       return Status::InvalidArgument(
           "--bench_strategies: windowed replay is disabled "
           "(--log_container_metadata_replay_window_bytes=0)");
@@ -576,7 +576,7 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
     out->replay_threads += static_cast<int>(std::min<uint64_t>(opts.threads_per_dir, n));
   }
 
-  ReplayPolicyOptions policy = opts.policy;
+  fs::ReplayPolicyOptions policy = opts.policy;
   if (target.inmem_threshold_bytes > 0) policy.inmem_threshold_bytes = target.inmem_threshold_bytes;
   out->inmem_threshold_bytes = policy.inmem_threshold_bytes;
 
@@ -624,7 +624,7 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
     m->readahead_skipped = st.readahead_skipped;
     m->prefetched_reads = st.prefetched_reads;
     m->direct_reads = st.direct_reads;
-    for (int k = 0; k < static_cast<int>(ReplayStrategyKind::kNumKinds); k++) {
+    for (int k = 0; k < static_cast<int>(fs::ReplayStrategyKind::kNumKinds); k++) {
       m->containers_by_strategy[k] = st.containers_by_strategy[k];
     }
     m->digest = DigestOfOpen(r);
@@ -679,7 +679,7 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
                           ") found " + m.digest.ToString() + ", but the first open found " +
                           out->digest.ToString();
         }
-        if (vr.variant.choice == StrategyChoice::kStreaming) out->records = m.records;
+        if (vr.variant.choice == fs::StrategyChoice::kStreaming) out->records = m.records;
       }
       char line[160];
       std::snprintf(line, sizeof(line), "%s %d/%d: wall %.4f s, user %.4f s, sys %.4f s",

@@ -124,7 +124,7 @@ struct BenchVariant {
   // --bench_readahead "<strategy>/<mode>" ("auto/fadvise").
   std::string name;
   BenchVariantKind kind = BenchVariantKind::kOpen;
-  StrategyChoice choice = StrategyChoice::kAuto;  // kOpen only
+  fs::StrategyChoice choice = fs::StrategyChoice::kAuto;  // kOpen only
   // kOpen only: the read-ahead of this variant when set; otherwise the
   // flags' (--log_container_metadata_replay_readahead).
   bool readahead_set = false;
@@ -132,7 +132,7 @@ struct BenchVariant {
   // kOpen only: when set, makes the open's replay strategies from the
   // policy in force (a reader emulated for comparison,
   // bench_upstream2026.h); empty: the server's.
-  std::function<ContainerReplayer::StrategyFactory(const ReplayPolicyOptions&)> strategies;
+  std::function<fs::ContainerReplayer::StrategyFactory(const fs::ReplayPolicyOptions&)> strategies;
   std::string strategy() const { return name.substr(0, name.find('/')); }
 };
 
@@ -161,7 +161,7 @@ struct RunMetrics {
   uint64_t peak_buffer_bytes = 0;
   uint64_t records = 0;
   uint64_t fallbacks = 0;
-  uint64_t containers_by_strategy[static_cast<int>(ReplayStrategyKind::kNumKinds)] = {};
+  uint64_t containers_by_strategy[static_cast<int>(fs::ReplayStrategyKind::kNumKinds)] = {};
   uint64_t budget_waits = 0;
   uint64_t memory_budget_bytes = 0;
   // Read-ahead of the open: the mode that ran, files read ahead, skipped
@@ -242,7 +242,7 @@ struct BenchRunOptions {
   // variant in particular.
   bool warmup = true;
   int threads_per_dir = 8;
-  ReplayPolicyOptions policy;  // from the flags; the choice is set per variant
+  fs::ReplayPolicyOptions policy;  // from the flags; the choice is set per variant
   std::vector<BenchVariant> variants;
   BenchCacheMode* cache = nullptr;
   // Progress lines (stderr); may be empty.

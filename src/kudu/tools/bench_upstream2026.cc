@@ -81,7 +81,7 @@ bool Upstream2026Variant(const std::string& name, BenchVariant* v) {
   *v = BenchVariant();
   v->name = kUpstream2026Name;
   // Every plan Streaming: no budget grant and no fallback, as upstream.
-  v->choice = StrategyChoice::kStreaming;
+  v->choice = fs::StrategyChoice::kStreaming;
   v->strategies = &Upstream2026StrategyFactory;
   return true;
 }

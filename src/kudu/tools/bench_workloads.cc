@@ -116,7 +116,7 @@ Status AddCrashTail(const std::string& root, const std::string& id, const Server
     s = f->Truncate(f->size() + 4096);
   } else {
     const BlockRecordPB r =
-        fs::LogBlockContainerWriter::MakeDeleteRecord(BlockId(1), 1700000000000000ULL);
+        fs::LogBlockContainerWriter::MakeDeleteRecord(fs::BlockId(1), 1700000000000000ULL);
     std::string framed;
     pb_container::AppendRecord(pb_container::kVersion2, r.SerializeAsString(), &framed);
     s = f->Write(f->size(), Slice(framed.data(), framed.size() / 2));

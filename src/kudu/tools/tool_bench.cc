@@ -148,7 +148,7 @@ int RunBench(const std::vector<std::string>& args) {
 
   BenchReport report;
   report.machine = DescribeMachine();
-  s = ReplayPolicyOptions::FromFlags(&report.policy);
+  s = fs::ReplayPolicyOptions::FromFlags(&report.policy);
   if (!s.ok()) return UsageError(s.message());
 
   BenchRunOptions run;

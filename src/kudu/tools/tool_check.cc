@@ -158,7 +158,7 @@ int RunList(const std::vector<std::string>& args) {
     const fs::ContainerInfo& c = result.containers[e.container];
     for (size_t i = 0; i < columns.size(); i++) {
       switch (columns[i]) {
-        case ListColumn::kBlockId: row[i] = BlockId(kv.first).ToString(); break;
+        case ListColumn::kBlockId: row[i] = fs::BlockId(kv.first).ToString(); break;
         case ListColumn::kContainer: row[i] = c.id; break;
         case ListColumn::kOffset: row[i] = std::to_string(e.offset); break;
         case ListColumn::kLength: row[i] = std::to_string(e.length); break;

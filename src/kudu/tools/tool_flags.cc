@@ -179,7 +179,7 @@ Status PrepareBlockManagerOpen(fs::BlockManagerOpenOptions* opts, ServerKey* key
   bool have_key = false;
   RETURN_NOT_OK(LoadServerKey(key, &have_key));
   opts->server_key = have_key ? key : nullptr;
-  RETURN_NOT_OK(ReplayPolicyOptions::FromFlags(&opts->policy));
+  RETURN_NOT_OK(fs::ReplayPolicyOptions::FromFlags(&opts->policy));
   RETURN_NOT_OK(fs::ReadaheadOptions::FromFlags(&opts->readahead));
   RETURN_NOT_OK(fs::ValidateClassificationFlags());
   return Status::OK();

@@ -72,7 +72,7 @@ int RunLocateBlock(const std::vector<std::string>& args) {
   size_t missing = 0;
   for (uint64_t id : ids) {
     fs::BlockMapEntry e;
-    out.Append(BlockId(id).ToString() + " | ");
+    out.Append(fs::BlockId(id).ToString() + " | ");
     if (result.block_map->Find(id, &e)) {
       out.Append(result.containers[e.container].data_path + "\n");
     } else {

@@ -143,7 +143,7 @@ class UpstreamMemorySource {
 
 // ReadPBStartingAt's parse, on a message constructed for this record.
 // ConsumedEntireMessage keeps ParseFromArray's decision (see the header).
-bool ParseIntoFreshMessage(Slice body, BlockRecord* record) {
+bool ParseIntoFreshMessage(Slice body, fs::BlockRecord* record) {
   BlockRecordPB pb;
   google::protobuf::io::ArrayInputStream ais(body.data(), static_cast<int>(body.size()));
   google::protobuf::io::CodedInputStream cis(&ais);
@@ -152,15 +152,15 @@ bool ParseIntoFreshMessage(Slice body, BlockRecord* record) {
       !pb.IsInitialized()) {
     return false;
   }
-  *record = BlockRecordFromPB(pb);
+  *record = fs::BlockRecordFromPB(pb);
   return true;
 }
 
-ReplayOutcome ReplayFromMemory(UpstreamMemorySource* source, BlockRecordSink* sink) {
+fs::ReplayOutcome ReplayFromMemory(UpstreamMemorySource* source, fs::BlockRecordSink* sink) {
   PbContainerRecordReader<UpstreamMemorySource> reader(source);
-  Status s = reader.ReadHeaders(BlockRecordTypeName());
+  Status s = reader.ReadHeaders(fs::BlockRecordTypeName());
   if (!s.ok()) {
-    return MakeReplayOutcome(s.IsEndOfFile() ? Status::Corruption(s.message()) : s,
+    return fs::MakeReplayOutcome(s.IsEndOfFile() ? Status::Corruption(s.message()) : s,
                              reader.record_offset(), 0);
   }
   {
@@ -173,7 +173,7 @@ ReplayOutcome ReplayFromMemory(UpstreamMemorySource* source, BlockRecordSink* si
   }
   uint64_t records = 0;
   Slice body;
-  BlockRecord record;
+  fs::BlockRecord record;
   while (true) {
     s = reader.ReadNextRecord(&body);
     if (!s.ok()) break;
@@ -182,19 +182,19 @@ ReplayOutcome ReplayFromMemory(UpstreamMemorySource* source, BlockRecordSink* si
       s = Status::Corruption(source->filename() + ": record at offset " +
                                  std::to_string(reader.record_offset()),
                              "body of " + std::to_string(body.size()) +
-                                 " bytes does not parse as " + BlockRecordTypeName());
+                                 " bytes does not parse as " + fs::BlockRecordTypeName());
       break;
     }
     sink->OnRecord(record, reader.record_offset());
     records++;
   }
-  return MakeReplayOutcome(s, s.IsEndOfFile() ? reader.next_offset() : reader.record_offset(),
+  return fs::MakeReplayOutcome(s, s.IsEndOfFile() ? reader.next_offset() : reader.record_offset(),
                            records);
 }
 
 }  // namespace
 
-ReplayOutcome Upstream2026Replay::Replay(RandomAccessFile* file, BlockRecordSink* sink) {
+fs::ReplayOutcome Upstream2026Replay::Replay(RandomAccessFile* file, fs::BlockRecordSink* sink) {
   const uint64_t header = file->encryption_header_size();
   const uint64_t payload = file->size() > header ? file->size() - header : 0;
   if (threshold_ == 0 || payload == 0 || payload > threshold_) {
@@ -207,16 +207,16 @@ ReplayOutcome Upstream2026Replay::Replay(RandomAccessFile* file, BlockRecordSink
   return ReplayFromMemory(&source, sink);
 }
 
-ContainerReplayer::StrategyFactory Upstream2026StrategyFactory(const ReplayPolicyOptions& policy) {
+fs::ContainerReplayer::StrategyFactory Upstream2026StrategyFactory(const fs::ReplayPolicyOptions& policy) {
   const uint64_t threshold = policy.inmem_threshold_bytes;
-  ReplayStrategyOptions options;
+  fs::ReplayStrategyOptions options;
   options.window_bytes = policy.window_bytes ? policy.window_bytes : options.window_bytes;
   options.direct_read = policy.direct_read;
-  return [threshold, options](ReplayStrategyKind kind) -> std::unique_ptr<MetadataReplayStrategy> {
-    if (kind == ReplayStrategyKind::kStreaming) {
+  return [threshold, options](fs::ReplayStrategyKind kind) -> std::unique_ptr<fs::MetadataReplayStrategy> {
+    if (kind == fs::ReplayStrategyKind::kStreaming) {
       return std::make_unique<Upstream2026Replay>(threshold);
     }
-    return NewReplayStrategy(kind, options);
+    return fs::NewReplayStrategy(kind, options);
   };
 }
 

@@ -75,7 +75,7 @@ namespace tools {
 // The variant's name in `kudu fs bench` and its report.
 extern const char kUpstream2026Name[];
 
-class Upstream2026Replay : public MetadataReplayStrategy {
+class Upstream2026Replay : public fs::MetadataReplayStrategy {
  public:
   // `inmem_threshold_bytes`: the largest payload replayed from memory
   // (upstream's --log_container_metadata_inmem_replay_threshold_bytes);
@@ -84,18 +84,18 @@ class Upstream2026Replay : public MetadataReplayStrategy {
       : threshold_(inmem_threshold_bytes) {}
   // Runs in the slot of the Streaming plan (see above); its name in the
   // report is kUpstream2026Name, not this kind's.
-  ReplayStrategyKind kind() const override { return ReplayStrategyKind::kStreaming; }
-  ReplayOutcome Replay(RandomAccessFile* file, BlockRecordSink* sink) override;
+  fs::ReplayStrategyKind kind() const override { return fs::ReplayStrategyKind::kStreaming; }
+  fs::ReplayOutcome Replay(RandomAccessFile* file, fs::BlockRecordSink* sink) override;
 
  private:
   const uint64_t threshold_;
-  StreamingReplay streaming_;
+  fs::StreamingReplay streaming_;
 };
 
 // Strategies for an open that replays every container with upstream2026:
 // with `policy.choice` = streaming, every plan is Streaming, which this
 // factory serves with Upstream2026Replay(policy.inmem_threshold_bytes).
-ContainerReplayer::StrategyFactory Upstream2026StrategyFactory(const ReplayPolicyOptions& policy);
+fs::ContainerReplayer::StrategyFactory Upstream2026StrategyFactory(const fs::ReplayPolicyOptions& policy);
 
 }  // namespace tools
 }  // namespace kudu
