@@ -164,7 +164,6 @@ void CheckIdenticalOpens(const std::vector<std::string>& roots, const ServerKey*
         // reads ahead; the replay still reads every byte itself.
         EXPECT_EQ(ReadaheadMode::kFadvise, r.replay.readahead_mode) << what;
         EXPECT_GT(r.replay.readahead_files, 0u) << what;
-        EXPECT_EQ(0u, r.replay.prefetched_reads) << what;
       }
     }
   }

@@ -108,8 +108,8 @@ void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* contai
     if (k >= work->queue.size()) break;
     const uint32_t index = work->queue[k];
     if (work->readahead != nullptr) work->readahead->Claim(k);
-    merge.Queue(index, LoadContainer(&(*containers)[index], shared->key, shared->rules,
-                                     &replayer, PrefetchedBytes()));
+    merge.Queue(index,
+                LoadContainer(&(*containers)[index], shared->key, shared->rules, &replayer));
     shared->progress->ContainerDone();
   }
   merge.Finish(final_merges);
@@ -284,8 +284,7 @@ void LogOpenSummary(const OpenResult& result, const OpenTotals& t) {
             << st.memory_budget_bytes << " readahead=" << ReadaheadModeName(st.readahead_mode)
             << " readahead_files=" << st.readahead_files
             << " readahead_bytes=" << st.readahead_bytes
-            << " readahead_skipped=" << st.readahead_skipped
-            << " prefetched_reads=" << st.prefetched_reads << " direct_reads=" << st.direct_reads;
+            << " direct_reads=" << st.direct_reads;
 }
 
 void Repair(const ServerKey* key, ReplayStats* stats, OpenResult* result) {

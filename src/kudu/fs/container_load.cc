@@ -118,7 +118,6 @@ void FillMalformedTexts(RandomAccessFile* file, ReplayStats* stats,
   if (stats != nullptr) {
     stats->Add(stats->metadata_read_syscalls, file->stats().read_syscalls - before.read_syscalls);
     stats->Add(stats->metadata_bytes_read, file->stats().bytes_read - before.bytes_read);
-    stats->Add(stats->prefetched_reads, file->stats().prefetched_reads - before.prefetched_reads);
   }
 }
 
@@ -207,7 +206,7 @@ bool WillReplay(const ContainerInfo& c) {
 
 std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
                                      const ClassificationRules& rules,
-                                     ContainerReplayer* replayer, PrefetchedBytes prefetched) {
+                                     ContainerReplayer* replayer) {
   // Found fatal while listing (a container file that is not a regular file):
   // nothing of it is opened.
   if (c->fatal()) return {};
@@ -228,9 +227,6 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
   }
   std::unique_ptr<RandomAccessFile> file = OpenMetadata(c, key);
   if (file == nullptr) return {};
-  // Its reads are served from the bytes read ahead, each still one read for
-  // the fault injector.
-  if (!prefetched.empty()) file->AdoptPrefetched(std::move(prefetched));
   // Without a data file, bounds against its size mean nothing: replay the
   // records as they are to learn whether they leave live blocks (an error:
   // the blocks' bytes are gone) or not (an incomplete container).

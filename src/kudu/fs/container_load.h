@@ -51,11 +51,9 @@ bool WillReplay(const ContainerInfo& c);
 // Loads `*c` (listed, not yet loaded): fills in everything the open learns
 // about it and returns its live blocks by ascending id (empty when it has
 // none or was not replayed). `key`: the server key, null for plain dirs.
-// `prefetched`: the file's bytes already in memory, possibly none (the
-// read-ahead only advises the page cache, so the open passes none).
 std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
                                      const ClassificationRules& rules,
-                                     ContainerReplayer* replayer, PrefetchedBytes prefetched);
+                                     ContainerReplayer* replayer);
 
 }  // namespace fs
 }  // namespace kudu

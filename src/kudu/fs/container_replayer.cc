@@ -77,10 +77,6 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
     if (step->budget_bytes == 0 || budget_ == nullptr) break;
     bool got;
     if (step->wait_ms > 0) {
-      // Never wait for budget while holding some: bytes read ahead for this
-      // file (they hold a grant) are dropped first; the file is then read
-      // as usual.
-      if (file->prefetched_size() > 0) file->DropPrefetched();
       if (stats_) stats_->Add(stats_->budget_waits, 1);
       got = budget_->AcquireFor(step->budget_bytes, std::chrono::milliseconds(step->wait_ms));
       if (!got && stats_) stats_->Add(stats_->budget_wait_timeouts, 1);
@@ -119,7 +115,6 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
     stats_->Add(stats_->records, result.outcome.records);
     stats_->Add(stats_->metadata_read_syscalls, file->stats().read_syscalls);
     stats_->Add(stats_->metadata_bytes_read, file->stats().bytes_read);
-    stats_->Add(stats_->prefetched_reads, file->stats().prefetched_reads);
     stats_->Add(stats_->direct_reads, file->stats().direct_reads);
   }
   return result;

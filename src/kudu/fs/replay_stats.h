@@ -60,9 +60,7 @@ namespace fs {
   X(budget_wait_timeouts)       \
   X(readahead_files)            \
   X(readahead_bytes)            \
-  X(readahead_skipped)          \
   X(readahead_failed)           \
-  X(prefetched_reads)           \
   X(direct_reads)
 
 struct ReplayCounters {

@@ -52,8 +52,7 @@ const char* DirectReadModeName(DirectReadMode mode) {
 namespace {
 
 bool ShouldReadPastCache(RandomAccessFile* file, DirectReadMode mode) {
-  // Bytes already held in memory are cheaper still.
-  if (mode == DirectReadMode::kNever || file->prefetched_size() > 0) return false;
+  if (mode == DirectReadMode::kNever) return false;
   if (mode == DirectReadMode::kAlways) return true;
   if (file->size() < kMinDirectReadBytes) return false;
   const int64_t cached = file->CachedBytesQuick();

@@ -427,8 +427,6 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
         s["strategy_choice"] = v.variant.strategy();
         s["readahead"] = fs::ReadaheadModeName(first.readahead);
         s["readahead_files"] = first.readahead_files;
-        s["readahead_skipped"] = first.readahead_skipped;
-        s["prefetched_reads"] = first.prefetched_reads;
         s["direct_reads"] = first.direct_reads;
       }
       ojson runs = ojson::array();
@@ -483,7 +481,7 @@ void ColdStartText(const BenchReport& r, std::ostringstream& o) {
        "gain: the same strategy without read-ahead / this\n";
   o << "   " << Pad("workload", 22, false) << Pad("open", 20, false) << Pad("wall ms", 9)
     << Pad("/seq-floor", 11) << Pad("/floor", 8) << Pad("gain", 7) << Pad("ra files", 10)
-    << Pad("ra skip", 9) << Pad("mem reads", 11) << "\n";
+    << "\n";
   for (const TargetResult& t : r.results) {
     if (!t.status.ok()) continue;
     std::string label = t.target.name;
@@ -507,9 +505,7 @@ void ColdStartText(const BenchReport& r, std::ostringstream& o) {
         << Pad(Fmt("%.2f", v.wall_s.median * 1e3), 9)
         << Pad(f.disk_floor_ratio > 0 ? Fmt("%.2f", f.disk_floor_ratio) : "-", 11)
         << Pad(f.floor_ratio > 0 ? Fmt("%.2f", f.floor_ratio) : "-", 8) << Pad(gain, 7)
-        << Pad(open ? std::to_string(first.readahead_files) : "-", 10)
-        << Pad(open ? std::to_string(first.readahead_skipped) : "-", 9)
-        << Pad(open ? std::to_string(first.prefetched_reads) : "-", 11) << "\n";
+        << Pad(open ? std::to_string(first.readahead_files) : "-", 10) << "\n";
       label.clear();
     }
   }

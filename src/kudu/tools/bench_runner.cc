@@ -621,8 +621,6 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
     m->memory_budget_bytes = st.memory_budget_bytes;
     m->readahead = st.readahead_mode;
     m->readahead_files = st.readahead_files;
-    m->readahead_skipped = st.readahead_skipped;
-    m->prefetched_reads = st.prefetched_reads;
     m->direct_reads = st.direct_reads;
     for (int k = 0; k < static_cast<int>(fs::ReplayStrategyKind::kNumKinds); k++) {
       m->containers_by_strategy[k] = st.containers_by_strategy[k];

@@ -164,12 +164,9 @@ struct RunMetrics {
   uint64_t containers_by_strategy[static_cast<int>(fs::ReplayStrategyKind::kNumKinds)] = {};
   uint64_t budget_waits = 0;
   uint64_t memory_budget_bytes = 0;
-  // Read-ahead of the open: the mode that ran, files read ahead, skipped
-  // (budget short), and replay reads served from read-ahead memory.
+  // Read-ahead of the open: the mode that ran and the files read ahead.
   fs::ReadaheadMode readahead = fs::ReadaheadMode::kNone;
   uint64_t readahead_files = 0;
-  uint64_t readahead_skipped = 0;
-  uint64_t prefetched_reads = 0;
   uint64_t direct_reads = 0;  // metadata reads past the page cache (O_DIRECT)
   // Metadata bytes in the page cache when the run started (cold runs: the
   // check that the eviction worked); -1 when not measured.

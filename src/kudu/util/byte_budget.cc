@@ -32,13 +32,6 @@ bool ByteBudget::TryAcquire(uint64_t n) {
   return TakeLocked(n);
 }
 
-bool ByteBudget::TryAcquireKeeping(uint64_t n, uint64_t keep_free) {
-  if (n > total_ || keep_free > total_ - n) return false;
-  std::lock_guard<std::mutex> l(mu_);
-  if (total_ - held_ < n + keep_free) return false;
-  return TakeLocked(n);
-}
-
 bool ByteBudget::AcquireFor(uint64_t n, std::chrono::milliseconds timeout) {
   if (n > total_) return false;
   std::unique_lock<std::mutex> l(mu_);

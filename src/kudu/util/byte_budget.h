@@ -38,9 +38,6 @@ class ByteBudget {
 
   // Takes `n` bytes if they are free now.
   bool TryAcquire(uint64_t n);
-  // Takes `n` bytes if they are free now and at least `keep_free` bytes stay
-  // free after (read-ahead takes only what the replays are not using).
-  bool TryAcquireKeeping(uint64_t n, uint64_t keep_free);
   // Waits up to `timeout` for `n` bytes. False at once if n > total().
   bool AcquireFor(uint64_t n, std::chrono::milliseconds timeout);
   void Release(uint64_t n);

@@ -129,26 +129,15 @@ Status RandomAccessFile::PreadFully(uint64_t offset, uint8_t* buf, size_t n) {
   while (left > 0) {
     IoFault fault = IoFaultInjector::OnCall(IoOp::kRead, filename_);
     ssize_t want = FaultedLength(fault, left);
-    // A read starting inside the prefetched bytes is served from them (up to
-    // their end; the loop reads the rest from the file).
-    const uint64_t pf_end = prefetched_.offset + prefetched_.size;
-    const bool from_memory = prefetched_.size > 0 && pos >= prefetched_.offset && pos < pf_end;
     ssize_t r;
     if (want < 0) {
       r = -1;
     } else if (want == 0) {
       r = 0;
-    } else if (from_memory) {
-      r = static_cast<ssize_t>(std::min<uint64_t>(static_cast<uint64_t>(want), pf_end - pos));
-      std::memcpy(buf, prefetched_.data.get() + (pos - prefetched_.offset), static_cast<size_t>(r));
     } else {
       r = ::pread(fd_, buf, static_cast<size_t>(want), static_cast<off_t>(pos));
     }
-    if (from_memory) {
-      stats_.prefetched_reads++;
-    } else {
-      CountReadSyscall();
-    }
+    CountReadSyscall();
     if (r < 0) {
       if (errno == EINTR) continue;
       return Status::FromErrno(OffsetContext(filename_, "read", offset, n), errno);
@@ -257,8 +246,6 @@ Status RandomAccessFile::ReadRawDirect(uint8_t* buf, size_t n, bool* direct) {
   if (done < n) return PreadFully(done, buf + done, n - done);
   return Status::OK();
 }
-
-void RandomAccessFile::AdoptPrefetched(PrefetchedBytes bytes) { prefetched_ = std::move(bytes); }
 
 uint64_t RandomAccessFile::DataOffsetAtOrAfter(uint64_t offset) const {
   if (offset >= size_) return size_;

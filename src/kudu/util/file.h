@@ -28,7 +28,6 @@
 #include <memory>
 #include <string>
 
-#include "kudu/util/byte_budget.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/slice.h"
 #include "kudu/util/status.h"
@@ -40,21 +39,8 @@ struct FileIoStats {
   uint64_t bytes_read = 0;
   uint64_t write_syscalls = 0;
   uint64_t bytes_written = 0;
-  // Reads served from bytes read ahead into memory (PrefetchedBytes): no
-  // system call, so not in read_syscalls; their bytes are in bytes_read.
-  uint64_t prefetched_reads = 0;
   // Of read_syscalls, the reads that bypassed the page cache (O_DIRECT).
   uint64_t direct_reads = 0;
-};
-
-// Bytes of a file read ahead of time into memory, with the memory-budget
-// grant that pays for them: the grant is released when the bytes are freed.
-struct PrefetchedBytes {
-  std::unique_ptr<uint8_t[]> data;
-  uint64_t offset = 0;  // raw file offset of data[0]
-  size_t size = 0;      // bytes of data that hold the file's bytes
-  ByteBudgetGrant grant;
-  bool empty() const { return size == 0; }
 };
 
 // Process-wide totals of the read system calls the file layer issued, for
@@ -116,16 +102,6 @@ class RandomAccessFile {
     return (n + kDirectReadAlignment - 1) / kDirectReadAlignment * kDirectReadAlignment;
   }
 
-  // From now on, reads (Read, ReadRaw) of bytes inside `bytes` are served from
-  // memory: each is still one read for the fault injector (a fault applies
-  // exactly as to a pread) and is counted in stats().prefetched_reads, not
-  // read_syscalls. Bytes outside the range are read from the file. Replaces
-  // earlier prefetched bytes.
-  void AdoptPrefetched(PrefetchedBytes bytes);
-  // Frees the prefetched bytes (and their budget grant) now.
-  void DropPrefetched() { prefetched_ = PrefetchedBytes(); }
-  uint64_t prefetched_size() const { return prefetched_.size; }
-
   const std::string& filename() const { return filename_; }
   // Raw size on disk, header included (fixed at open).
   uint64_t size() const { return size_; }
@@ -151,7 +127,6 @@ class RandomAccessFile {
   const uint64_t size_;
   std::unique_ptr<FileCipher> cipher_;
   FileIoStats stats_;
-  PrefetchedBytes prefetched_;
 };
 
 // How a writable file is opened.
