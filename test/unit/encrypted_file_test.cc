@@ -37,21 +37,8 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace test {
 namespace {
-
-using test::Contains;
-using test::FileKeyFor;
-using test::kAllAlgorithms;
-using test::kServerKeySizes;
-using test::RandomBytes;
-using test::RefCtrAligned;
-using test::RefEcb;
-using test::RefEvp;
-using test::RefKeystream;
-using test::TempDir;
-using test::TestServerKey;
-using test::U8;
-using test::Xor;
 
 // ---------------------------------------------------------------------------
 // Encrypted files through the file layer
@@ -283,4 +270,5 @@ TEST_F(EncryptedFileTest, WrongServerKeyIsDetectedByTheContainerReader) {
 }
 
 }  // namespace
+}  // namespace test
 }  // namespace kudu

@@ -36,20 +36,8 @@
 #include "util/test_util.h"
 
 namespace kudu {
+namespace test {
 namespace {
-
-using test::Contains;
-using test::FileKeyFor;
-using test::kAllAlgorithms;
-using test::kServerKeySizes;
-using test::RandomBytes;
-using test::RefEcb;
-using test::RefCtrAligned;
-using test::RefEvp;
-using test::RefKeystream;
-using test::TestServerKey;
-using test::U8;
-using test::Xor;
 
 std::unique_ptr<FileCipher> MakeCipher(CipherAlgorithm alg, const std::string& key) {
   std::unique_ptr<FileCipher> c;
@@ -478,4 +466,5 @@ TEST(EncryptionTest, DecryptReadInPlaceAllZeroRule) {
 }
 
 }  // namespace
+}  // namespace test
 }  // namespace kudu
