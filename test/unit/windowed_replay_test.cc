@@ -19,9 +19,8 @@
 // (down to one byte, so records straddle window boundaries at every
 // position), zero-filled tails longer than the window and than the 4 MiB
 // check chunk, the all-zero rule across windows, one read per window, memory
-// bounded by the window, and a record larger than the window ending in the
-// documented non-clean outcome that ContainerReplayer turns into Streaming's
-// result.
+// bounded by the window, and the window flag. A record larger than the window
+// and the fallback it causes are in windowed_replay_fallback_test.cc.
 #include "kudu/fs/windowed_replay.h"
 
 #include <gflags/gflags.h>
@@ -36,13 +35,12 @@
 #include <new>
 #include <random>
 
-#include "kudu/fs/container_replay_state.h"
-#include "kudu/fs/container_replayer.h"
+#include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/fs/replay_policy.h"
-#include "kudu/fs/replay_stats.h"
-#include "kudu/fs/streaming_replay.h"
-#include "kudu/util/byte_budget.h"
+#include "kudu/fs/replay_window.h"
+#include "kudu/fs/window_record_source.h"
 #include "kudu/util/file.h"
+#include "kudu/util/zero_rule.h"
 #include "util/replay_test_util.h"
 #include "util/test_util.h"
 
@@ -487,98 +485,7 @@ TEST(WindowedReplayCostTest, ThroughputAgainstInMemory) {
 }
 
 // ---------------------------------------------------------------------------
-// A record larger than the window.
-
-TEST(WindowedReplayLargeRecordTest, EndsNonCleanlyAndFallsBackToStreaming) {
-  TempDir dir;
-  const ServerKey key = TestServerKey(16);
-  for (bool enc : {false, true}) {
-    MetadataFileOptions opts;
-    if (enc) opts.server_key = &key;
-    const ServerKey* k = enc ? &key : nullptr;
-    const std::string path = dir.Join(enc ? "e" : "p");
-    // A valid record of ~200 KiB: a CREATE with a large unknown field.
-    std::vector<BlockRecordPB> records = MakeRecordSequence(41);
-    records[20].mutable_unknown_fields()->AddLengthDelimited(1000, std::string(200 * 1024, 'x'));
-    ASSERT_TRUE(WriteMetadataFile(path, records, opts).ok());
-
-    StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, k);
-    ASSERT_TRUE(ref.outcome.clean()) << ref.outcome.ToString();
-    ASSERT_EQ(41u, ref.records.size());
-
-    // Windowed alone: the records before it, then an IOError at its offset.
-    StrategyRun run = RunStrategy(fs::ReplayStrategyKind::kWindowed, path, k, 64 * 1024);
-    EXPECT_EQ(fs::ReplayOutcome::Kind::kIOError, run.outcome.kind) << run.outcome.ToString();
-    EXPECT_EQ(ref.records[20].offset, run.outcome.offset);
-    EXPECT_EQ(20u, run.records.size());
-    EXPECT_NE(std::string::npos,
-              run.outcome.status.ToString().find("larger than the replay window"))
-        << run.outcome.status.ToString();
-    // A window it fits in reads it.
-    EXPECT_EQ("", CompareWithStreaming(path, k, 256 * 1024));
-
-    // Through the orchestrator: Windowed is chosen, falls back, and the
-    // container state is Streaming's.
-    fs::ReplayPolicyOptions popts;
-    popts.inmem_threshold_bytes = 1024;  // the file is above it
-    popts.memory_budget_bytes = 1 * kMiB;
-    popts.window_bytes = 64 * 1024;
-    ByteBudget budget(popts.memory_budget_bytes);
-    fs::ReplayStats stats;
-    fs::ContainerReplayer replayer(popts, &budget, &stats);
-    std::unique_ptr<RandomAccessFile> file;
-    ASSERT_TRUE(RandomAccessFile::Open(path, k, &file).ok());
-    const uint64_t data_start = enc ? kEncryptionHeaderSize : 0;
-    fs::ContainerReplayState state(1ULL << 40, data_start, 4096);
-    fs::ContainerReplayResult result = replayer.Replay(file.get(), &state);
-    EXPECT_EQ(fs::ReplayStrategyKind::kWindowed, result.chosen);
-    EXPECT_TRUE(result.fell_back);
-    EXPECT_EQ(64u * 1024, result.budget_bytes);
-    EXPECT_TRUE(result.outcome.SameAs(ref.outcome)) << result.outcome.ToString();
-    EXPECT_EQ(1u, stats.fallbacks.load());
-    EXPECT_EQ(64u * 1024, budget.peak());
-    EXPECT_EQ(popts.memory_budget_bytes, budget.available());
-
-    fs::ContainerReplayState reference(1ULL << 40, data_start, 4096);
-    std::unique_ptr<RandomAccessFile> file2;
-    ASSERT_TRUE(RandomAccessFile::Open(path, k, &file2).ok());
-    fs::StreamingReplay streaming;
-    ASSERT_TRUE(streaming.Replay(file2.get(), &reference).clean());
-    EXPECT_EQ(reference.live_blocks().SortedEntries(), state.live_blocks().SortedEntries());
-    EXPECT_EQ(reference.live_bytes(), state.live_bytes());
-    EXPECT_EQ(reference.total_blocks(), state.total_blocks());
-    EXPECT_EQ(reference.max_block_id(), state.max_block_id());
-    EXPECT_EQ(reference.next_write_offset(), state.next_write_offset());
-    EXPECT_EQ(reference.records_applied(), state.records_applied());
-  }
-}
-
-// A healthy large file routed to Windowed by the policy: no fallback, and the
-// budget holds exactly the window.
-TEST(WindowedReplayLargeRecordTest, PolicyRoutesLargeFilesToWindowed) {
-  TempDir dir;
-  const std::string path = dir.Join("c.metadata");
-  ASSERT_TRUE(WriteMetadataFile(path, MakeRecordSequence(20000)).ok());
-  fs::ReplayPolicyOptions popts;
-  popts.inmem_threshold_bytes = 64 * 1024;
-  popts.memory_budget_bytes = 1 * kMiB;
-  popts.window_bytes = 128 * 1024;
-  ByteBudget budget(popts.memory_budget_bytes);
-  fs::ReplayStats stats;
-  fs::ContainerReplayer replayer(popts, &budget, &stats);
-  std::unique_ptr<RandomAccessFile> file;
-  ASSERT_TRUE(RandomAccessFile::Open(path, nullptr, &file).ok());
-  fs::ContainerReplayState state(1ULL << 40, 0, 4096);
-  fs::ContainerReplayResult result = replayer.Replay(file.get(), &state);
-  EXPECT_EQ(fs::ReplayStrategyKind::kWindowed, result.chosen);
-  EXPECT_FALSE(result.fell_back);
-  EXPECT_TRUE(result.outcome.clean());
-  EXPECT_EQ(20000u, result.outcome.records);
-  EXPECT_EQ(128u * 1024, budget.peak());
-  EXPECT_EQ(1u, stats.containers(fs::ReplayStrategyKind::kWindowed));
-}
-
-// ---------------------------------------------------------------------------
+// The window flag.
 
 TEST(WindowedReplayFlagTest, WindowFlag) {
   const uint64_t saved = FLAGS_log_container_metadata_replay_window_bytes;

@@ -80,6 +80,11 @@ std::map<std::string, std::string> SnapshotFiles(const std::string& dir);
 // Copies a directory tree.
 Status CopyTree(const std::string& from, const std::string& to);
 
+// The strategy choices an open is checked under: each forced strategy and the
+// policy's own pick, which must all give the same report.
+inline constexpr fs::StrategyChoice kAllStrategyChoices[] = {
+    fs::StrategyChoice::kStreaming, fs::StrategyChoice::kInMemory, fs::StrategyChoice::kAuto};
+
 // Options for an in-process open of `roots`.
 fs::BlockManagerOpenOptions OpenOptions(const std::vector<std::string>& roots,
                                         const ServerKey* key,

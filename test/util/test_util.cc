@@ -28,6 +28,7 @@
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
 #include "kudu/util/pb_container_writer.h"
+#include "test_macros.h"
 
 namespace kudu {
 namespace test {
@@ -115,6 +116,12 @@ Status ReadFileToString(const std::string& path, std::string* contents) {
   ss << in.rdbuf();
   *contents = ss.str();
   return Status::OK();
+}
+
+std::string Slurp(const std::string& path) {
+  std::string s;
+  EXPECT_OK(ReadFileToString(path, &s));
+  return s;
 }
 
 Status WriteStringToFile(const std::string& path, const std::string& contents) {

@@ -77,6 +77,8 @@ std::vector<BlockRecordPB> MakeRecordSequence(int n, int delete_every = 3, uint6
 
 // Raw byte surgery on real files.
 Status ReadFileToString(const std::string& path, std::string* contents);
+// The whole file; a failed read fails the test (and gives "").
+std::string Slurp(const std::string& path);
 Status WriteStringToFile(const std::string& path, const std::string& contents);
 Status FlipByte(const std::string& path, uint64_t offset, uint8_t xor_mask = 0xff);
 Status SetByte(const std::string& path, uint64_t offset, uint8_t value);
