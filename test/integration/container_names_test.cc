@@ -29,10 +29,12 @@
 #include <nlohmann/json.hpp>
 
 #include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/block_workload.h"
 #include "kudu/fs/fs_report.h"
 #include "kudu/util/env.h"
 #include "util/fs_fixture_util.h"
 #include "util/kudu_subprocess.h"
+#include "util/lbm_corruptor.h"
 #include "util/test_macros.h"
 #include "util/test_util.h"
 
@@ -207,6 +209,87 @@ TEST(ContainerNamesTest, RepairWorksOnAnyStem) {
   const json k = fs::FsReportJson(after);
   EXPECT_EQ(0u, k["partial_records"].get<uint64_t>());
   EXPECT_EQ(0u, k["low_live_containers"].get<uint64_t>());
+}
+
+// The corruption injector on a server-written container renamed to a stem
+// Kudu never makes: the damage is reported under that name, and a repair of
+// random non-fatal damage leaves it clean with the injector's live set.
+class RenamedContainerTest : public ::testing::Test {
+ protected:
+  static constexpr int kBlocks = 30;
+  void SetUp() override {
+    root_ = tmp_.Join("d");
+    fs::BlockWorkloadOptions wo;
+    wo.writer.data_dirs = {root_};
+    wo.writer.sync = false;
+    wo.writer.fs_block_size = 4096;
+    wo.containers = 1;
+    wo.blocks_per_container = kBlocks;
+    wo.deleted_block_percentage = 40;
+    wo.max_block_size = 2048;
+    wo.seed = 5;
+    fs::BlockWorkloadResult gen;
+    ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+    ASSERT_EQ(1u, gen.container_ids.size());
+    for (const char* suffix : {".data", ".metadata"}) {
+      ASSERT_OK(env::RenameFile(root_ + "/data/" + gen.container_ids[0] + suffix,
+                                root_ + "/data/legacy" + suffix));
+    }
+  }
+  LbmCorruptor::Options CorruptorOptions() const {
+    LbmCorruptor::Options o;
+    o.roots = {root_};
+    o.max_container_blocks = kBlocks;  // the container is full
+    return o;
+  }
+  void Open(OpenResult* r, bool repair = false) {
+    fs::BlockManagerOpenOptions o = OpenOptions({root_}, nullptr);
+    o.max_container_blocks = kBlocks;
+    o.repair = repair;
+    fs::OpenBlockManager(o, r);
+  }
+  TempDir tmp_;
+  std::string root_;
+};
+
+TEST_F(RenamedContainerTest, MalformedRecordIsReportedUnderTheStem) {
+  LbmCorruptor corruptor(CorruptorOptions());
+  ASSERT_OK(corruptor.Init());
+  Injected inj;
+  ASSERT_OK(corruptor.AddMalformedRecord(MalformedKind::kDeleteNotLive, &inj));
+  EXPECT_EQ(root_ + "/data/legacy", inj.container);
+  OpenResult r;
+  Open(&r);
+  ASSERT_FALSE(r.ok());
+  const json j = fs::FsReportJson(r);
+  ASSERT_EQ(1u, j["malformed_records"].get<uint64_t>());
+  const json& m = j["entries"]["malformed_records"][0];
+  EXPECT_EQ(root_ + "/data/legacy", m["container"]);
+  EXPECT_EQ(inj.offset, m["offset"].get<uint64_t>());
+  EXPECT_EQ("delete_not_live", m["reason"]);
+  EXPECT_EQ(std::vector<std::string>{root_ + "/data/legacy"},
+            Strings(j["entries"]["nonstandard_container_names"]));
+}
+
+TEST_F(RenamedContainerTest, RandomNonFatalDamageIsRepaired) {
+  LbmCorruptor corruptor(CorruptorOptions());
+  ASSERT_OK(corruptor.Init());
+  for (int i = 0; i < 4; i++) ASSERT_OK(corruptor.InjectRandomNonFatalInconsistency());
+  OpenResult r;
+  Open(&r, /*repair=*/true);
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  ASSERT_TRUE(r.repairs.status.ok()) << r.repairs.status.ToString();
+  OpenResult after;
+  Open(&after);
+  ASSERT_TRUE(after.ok()) << after.status.ToString();
+  EXPECT_EQ(corruptor.ExpectedLiveSet(), LiveSetOf(after));
+  const json j = fs::FsReportJson(after);
+  // What a repair always fixes (extra space can stay: a misaligned block's
+  // end is undercounted, KUDU-1793).
+  for (const char* kind : {"partial_records", "incomplete_containers"}) {
+    EXPECT_EQ(0u, j[kind].get<uint64_t>()) << kind << ": " << j["entries"][kind];
+  }
+  EXPECT_EQ(root_ + "/data/legacy", j["entries"]["nonstandard_container_names"][0]);
 }
 
 // `kudu fs` on a generated dir, one container renamed to a stem Kudu never
