@@ -132,7 +132,7 @@ TEST_P(ProblemsTest, NonFatalProblemsAreReportedAndTheOpenSucceeds) {
   ASSERT_OK(test::WriteStringToFile(c09.metadata_path + ".kudutmp.Ab3dE6", "leftover of a rewrite"));
   ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/instance"), "x"));
   ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/notes.txt"), "x"));
-  ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/C0FFEE.data"), "x"));
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(d1, "data/C0FFEE.data.bak"), "x"));
 
   const auto before = test::SnapshotFiles(tmp.path());
   OpenResult r;

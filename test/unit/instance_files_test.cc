@@ -333,6 +333,40 @@ TEST_F(InstanceFilesTest, ARootWithoutInstanceBesideOthersIsAccepted) {
   EXPECT_TRUE(Contains(s.ToString(), "Mismatched UUIDs")) << s.ToString();
 }
 
+// §1: the first `instance` found, data roots, then the WAL root, then the
+// metadata root, supplies the key.
+TEST_F(InstanceFilesTest, TheKeyComesFromTheFirstInstanceFoundInRootOrder) {
+  const std::vector<std::string> roots = Roots(1);
+  const std::string wal = tmp_.Join("wal"), meta = tmp_.Join("meta");
+  const ServerKey first = test::TestServerKey(16), second = test::TestServerKey(32);
+  FormatOptions f;
+  f.data_roots = roots;
+  f.wal_root = wal;
+  f.metadata_root = meta;
+  f.server_key = &first;
+  ASSERT_OK(FormatRoots(f));
+  ASSERT_OK(env::DeleteFile(InstanceFilePath(roots[0])));
+  std::string wrapped = second.bytes();
+  for (char& c : wrapped) c = static_cast<char>(c ^ 0x2A);
+  EditInstance(meta, [&](InstanceMetadataPB* i) {
+    i->set_server_key(ServerKey::FromBytes(wrapped).ToHex());
+  });
+
+  InstanceFilesState st;
+  ASSERT_OK(LoadInstanceFiles(roots, {wal, meta}, /*load_key=*/true, &st));
+  ASSERT_TRUE(st.has_key);
+  EXPECT_EQ(first.bytes(), st.key.bytes());
+  EXPECT_EQ(InstanceFilePath(wal), st.key_file);
+  ASSERT_OK(env::DeleteFile(InstanceFilePath(wal)));
+  ASSERT_OK(LoadInstanceFiles(roots, {wal, meta}, /*load_key=*/true, &st));
+  ASSERT_TRUE(st.has_key);
+  EXPECT_EQ(second.bytes(), st.key.bytes());
+  EXPECT_EQ(InstanceFilePath(meta), st.key_file);
+  // Without the other roots, no instance and no key.
+  ASSERT_OK(LoadInstanceFiles(roots, {}, /*load_key=*/true, &st));
+  EXPECT_FALSE(st.has_key);
+}
+
 }  // namespace
 }  // namespace fs
 }  // namespace kudu

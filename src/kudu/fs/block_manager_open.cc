@@ -55,7 +55,8 @@ namespace kudu {
 namespace fs {
 
 BlockManagerOpenOptions::BlockManagerOpenOptions()
-    : threads_per_dir(FLAGS_fs_max_thread_count_per_data_dir),
+    : encrypt_data_at_rest(FLAGS_encrypt_data_at_rest),
+      threads_per_dir(FLAGS_fs_max_thread_count_per_data_dir),
       max_container_size(FLAGS_log_container_max_size),
       max_container_blocks(FLAGS_log_container_max_blocks),
       live_ratio_before_compact(FLAGS_log_container_live_metadata_before_compact_ratio) {
@@ -346,11 +347,13 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
   {
     PrepareDataDirsOptions p;
     p.data_roots = given_opts.data_dirs;
+    p.other_roots = given_opts.other_roots;
     p.given_key = given_opts.server_key;
+    p.encrypt_data_at_rest = given_opts.encrypt_data_at_rest;
     p.read_write = given_opts.repair;
     Status s = PrepareDataDirs(p, result->prepared.get());
     if (!s.ok()) {
-      if (result->prepared->failure == PreparedDataDirs::Failure::kLock) return usage_failure(s);
+      if (result->prepared->usage_failure()) return usage_failure(s);
       result->status = s;
       result->failure = OpenResult::Failure::kInstance;
       return s;

@@ -82,7 +82,12 @@ struct BlockManagerOpenOptions {
   BlockManagerOpenOptions();
 
   std::vector<std::string> data_dirs;  // roots; containers live in <root>/data/
+  // The WAL and metadata roots that are not data roots: only their
+  // `instance` files are read, and checked with the data roots' (§1).
+  std::vector<std::string> other_roots;
   const ServerKey* server_key = nullptr;  // every file is encrypted when set
+  // --encrypt_data_at_rest: an open without any key is a usage error (§5).
+  bool encrypt_data_at_rest;
   int threads_per_dir;
   ReplayPolicyOptions policy;
   // Read-ahead across each dir's containers (fs/metadata_readahead.h).

@@ -56,7 +56,7 @@ const char* ContainerProblemKindName(ContainerProblem::Kind kind);
 
 struct ContainerInfo {
   uint32_t dir_index = 0;    // index into the data dirs
-  std::string id;            // 32 lowercase hex characters
+  std::string id;            // the stem (§1): 32 lowercase hex when Kudu made it
   std::string path;          // <root>/data/<id>, how reports name the container
   std::string data_path;     // <root>/data/<id>.data
   std::string metadata_path; // <root>/data/<id>.metadata

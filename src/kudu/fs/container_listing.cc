@@ -138,7 +138,14 @@ bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_m
   } else {
     return false;
   }
-  return LogBlockContainerWriter::IsValidId(*id);
+  // Whatever the stem looks like, it names a container, as in Kudu: a file
+  // the open skipped for its name would be blocks a server has and the
+  // report does not (§1). The report notes the stems Kudu never makes.
+  return true;
+}
+
+bool IsStandardContainerId(const std::string& id) {
+  return LogBlockContainerWriter::IsValidId(id);
 }
 
 Status ListDataDirs(const std::vector<std::string>& roots,

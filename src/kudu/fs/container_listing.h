@@ -33,7 +33,9 @@
 namespace kudu {
 namespace fs {
 
-// The container id for a data file / metadata file name in data/, or false.
+// The container id (the stem, §1) for a data file / metadata file name in
+// data/: every name ending in ".data" or ".metadata" without the ".kudutmp"
+// infix, whatever its stem. False for any other name.
 bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_metadata);
 
 struct ContainerListing {
@@ -52,6 +54,10 @@ Status CheckDataDir(const std::string& root);
 Status ListDataDirs(const std::vector<std::string>& roots,
                     const std::vector<uint64_t>& fs_block_sizes, bool encrypted,
                     ContainerListing* out);
+
+// Whether a container's id is one Kudu makes (32 lowercase hex); any other
+// stem is a container all the same, with a non-fatal note in the report.
+bool IsStandardContainerId(const std::string& id);
 
 }  // namespace fs
 }  // namespace kudu

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "kudu/fs/block_id.h"
+#include "kudu/fs/container_listing.h"
 
 namespace kudu {
 namespace fs {
@@ -41,6 +42,8 @@ struct ReportEntries {
   std::vector<std::pair<const ContainerInfo*, const MalformedRecord*>> malformed;
   std::vector<std::pair<const ContainerInfo*, const LiveBlock*>> misaligned;
   std::vector<const ContainerInfo*> partial, incomplete, extra_space, dead, low_live, corrupt;
+  // Every container whose id Kudu would not make, whatever else it is.
+  std::vector<const ContainerInfo*> nonstandard_names;
 };
 
 ReportEntries CollectEntries(const OpenResult& r) {
@@ -52,6 +55,7 @@ ReportEntries CollectEntries(const OpenResult& r) {
   });
   ReportEntries e;
   for (const ContainerInfo* c : order) {
+    if (!IsStandardContainerId(c->id)) e.nonstandard_names.push_back(c);
     if (c->incomplete) {
       e.incomplete.push_back(c);
       continue;
@@ -206,7 +210,8 @@ json RepairErrorsJson(const OpenResult& r) {
 json EntriesJson(const OpenResult& r, const ReportEntries& e) {
   json malformed = json::array(), misaligned = json::array(), partial = json::array(),
        incomplete = json::array(), extra = json::array(), dead = json::array(),
-       low_live = json::array(), corruption = json::array(), leftovers = json::array();
+       low_live = json::array(), corruption = json::array(), leftovers = json::array(),
+       nonstandard = json::array();
   for (const auto& m : e.malformed) {
     malformed.push_back(json{{"container", m.first->path},
                              {"file", m.first->metadata_path},
@@ -258,6 +263,7 @@ json EntriesJson(const OpenResult& r, const ReportEntries& e) {
     }
   }
   for (const std::string& f : r.leftover_tmp_files) leftovers.push_back(f);
+  for (const ContainerInfo* c : e.nonstandard_names) nonstandard.push_back(c->path);
   return json{{"malformed_records", malformed},
               {"misaligned_blocks", misaligned},
               {"partial_records", partial},
@@ -267,7 +273,7 @@ json EntriesJson(const OpenResult& r, const ReportEntries& e) {
               {"low_live_containers", low_live},
               {"leftover_tmp_files", leftovers},
               {"unexpected_files", json::array()},
-              {"nonstandard_container_names", json::array()},
+              {"nonstandard_container_names", nonstandard},
               {"unlocked_dirs", json::array()},
               {"corruption", corruption},
               {"repair_errors", RepairErrorsJson(r)}};
@@ -331,7 +337,7 @@ void AddPreparedDirsJson(const OpenResult& r, json* j) {
   (*j)["repair_errors"] = entries["repair_errors"].size();
 }
 
-std::string PreparedDirsText(const OpenResult& r) {
+std::string PreparedDirsText(const OpenResult& r, const ReportEntries& e) {
   if (r.prepared == nullptr) return "";
   const TemporaryFiles& t = r.prepared->temp_files;
   std::ostringstream o;
@@ -348,6 +354,9 @@ std::string PreparedDirsText(const OpenResult& r) {
     o << "\n";
   }
   for (const std::string& f : t.unexpected) o << "Unexpected file " << f << "\n";
+  for (const ContainerInfo* c : e.nonstandard_names) {
+    o << "Container name not 32 lowercase hex: " << c->path << "\n";
+  }
   for (const UnlockedDir& u : r.prepared->unlocked_dirs) {
     o << "Unlocked dir " << u.dir << ": " << u.message << "\n";
   }
@@ -395,7 +404,7 @@ void ProjectText(const OpenResult& r, const ReportEntries& e, const FsReportTota
   o << "Leftover temporary files: " << t.leftover_tmp_files
     << RepairedSuffix(t.repaired.leftover_tmp_files) << "\n";
   for (const std::string& f : r.leftover_tmp_files) o << "  " << f << "\n";
-  o << PreparedDirsText(r);
+  o << PreparedDirsText(r, e);
   if (r.repaired) {
     for (const RepairError& err : r.repairs.errors) {
       o << "Repair error (" << err.step << ") " << err.path << ": " << err.status.ToString()
@@ -471,7 +480,7 @@ json FsReportJson(const OpenResult& r, const FsReportRoots& roots) {
       {"corrupt_containers", t.corrupt_containers},
       {"leftover_tmp_files", t.leftover_tmp_files},
       {"unexpected_files", 0},
-      {"nonstandard_container_names", 0},
+      {"nonstandard_container_names", e.nonstandard_names.size()},
       {"unlocked_dirs", 0},
       {"repair_errors", 0},
       {"repaired", RepairedJson(t.repaired)},

@@ -17,11 +17,17 @@
 
 #include "kudu/fs/prepare_data_dirs.h"
 
+#include <gflags/gflags.h>
 #include <glog/logging.h>
 
 #include <algorithm>
 
 #include "kudu/util/env.h"
+
+DEFINE_bool(encrypt_data_at_rest, false,
+            "Kudu's flag: the server's data is encrypted at rest. Set, an open that finds no "
+            "server key (neither --server_key_hex nor a key in an instance file) fails; unset, "
+            "a key found in an instance file is used all the same");
 
 namespace kudu {
 namespace fs {
@@ -36,6 +42,11 @@ Status PrepareDataDirs(const PrepareDataDirsOptions& opts, PreparedDataDirs* p) 
                                &p->instance);
   if (!s.ok()) return fail(PreparedDataDirs::Failure::kInstance, s);
   p->server_key = given ? opts.given_key : p->instance.has_key ? &p->instance.key : nullptr;
+  if (opts.encrypt_data_at_rest && p->server_key == nullptr) {
+    // Kudu's words (fs_manager.cc); before any lock, as in the order of an open.
+    return fail(PreparedDataDirs::Failure::kKeyUsage,
+                Status::InvalidArgument("--encrypt_data_at_rest is set, but no server key found."));
+  }
 
   // Only after every instance file has been read: closing a descriptor of a
   // locked file drops the lock (dir_lock.h).

@@ -29,6 +29,8 @@
 // open's own fs block size.
 #pragma once
 
+#include <gflags/gflags_declare.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +40,8 @@
 #include "kudu/fs/temp_files.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
+
+DECLARE_bool(encrypt_data_at_rest);
 
 namespace kudu {
 namespace fs {
@@ -49,6 +53,9 @@ struct PrepareDataDirsOptions {
   std::vector<std::string> other_roots;
   // The key given on the command line; null: the instance file's, if any.
   const ServerKey* given_key = nullptr;
+  // Kudu's --encrypt_data_at_rest: a server that must be encrypted, so an
+  // open that finds no key at all is a usage error (§5).
+  bool encrypt_data_at_rest = false;
   // Every lock needed, and temporary files deleted (--repair, generate).
   bool read_write = false;
 };
@@ -62,9 +69,13 @@ struct PreparedDataDirs {
   enum class Failure {
     kNone,
     kInstance,  // an on-disk instance problem: exit 1, no report
+    kKeyUsage,  // a usage-class key problem (no key anywhere, but one is required): exit 2
     kLock,      // a read-write open without every lock: exit 2, nothing changed
   };
   Failure failure = Failure::kNone;
+  // The failures that are about how the tool was called, not the disk's
+  // state (exit 2, nothing changed).
+  bool usage_failure() const { return failure == Failure::kKeyUsage || failure == Failure::kLock; }
 
   // instance.fs_block_sizes: per data root, the block size every alignment
   // rule uses, or 0 without a block_manager_instance (the open's default).

@@ -34,7 +34,7 @@ std::vector<std::string> DirFlags() { return {"fs_wal_dir", "fs_data_dirs", "fs_
 
 std::vector<std::string> OpenFlags() {
   return FlagList(DirFlags(),
-                  {"server_key_hex", "server_key_test_provider_hex",
+                  {"server_key_hex", "server_key_test_provider_hex", "encrypt_data_at_rest",
                    "fs_max_thread_count_per_data_dir", "log_container_metadata_*",
                    "log_container_max_size", "log_container_max_blocks",
                    "log_container_live_metadata_before_compact_ratio",

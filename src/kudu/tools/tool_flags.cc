@@ -134,6 +134,17 @@ bool DirFlagsMissing() {
   return FLAGS_fs_wal_dir.empty() && FLAGS_fs_data_dirs.find_first_not_of(',') == std::string::npos;
 }
 
+std::vector<std::string> NonDataRoots(const FsRoots& roots) {
+  std::vector<std::string> out;
+  for (const std::string& root : {roots.wal_dir, roots.metadata_dir}) {
+    if (std::find(roots.data_dirs.begin(), roots.data_dirs.end(), root) == roots.data_dirs.end() &&
+        std::find(out.begin(), out.end(), root) == out.end()) {
+      out.push_back(root);
+    }
+  }
+  return out;
+}
+
 Status ParseDataDirs(std::vector<std::string>* dirs) {
   FsRoots roots;
   RETURN_NOT_OK(ResolveFsRoots(&roots));
@@ -176,6 +187,7 @@ Status PrepareBlockManagerOpen(fs::BlockManagerOpenOptions* opts, ServerKey* key
     }
   }
   opts->data_dirs = roots->data_dirs;
+  opts->other_roots = NonDataRoots(*roots);
   bool have_key = false;
   RETURN_NOT_OK(LoadServerKey(key, &have_key));
   opts->server_key = have_key ? key : nullptr;

@@ -64,6 +64,11 @@ Status ResolveFsRoots(FsRoots* roots);
 // flag of every fs action is missing (its help is then due).
 bool DirFlagsMissing();
 
+// The WAL root, then the metadata root, each once, unless it is a data
+// root: the roots whose `instance` files the open reads besides the data
+// roots' (§1), in the order a key is looked for.
+std::vector<std::string> NonDataRoots(const FsRoots& roots);
+
 // The data roots of ResolveFsRoots.
 Status ParseDataDirs(std::vector<std::string>* dirs);
 

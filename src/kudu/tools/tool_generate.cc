@@ -151,8 +151,9 @@ Status WriteLiveBlocks(const std::string& path, const std::vector<fs::GeneratedB
 
 int RunGenerate(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("unexpected argument '" + args[0] + "'");
-  std::vector<std::string> dirs;
-  Status s = ParseDataDirs(&dirs);
+  FsRoots roots;
+  Status s = ResolveFsRoots(&roots);
+  const std::vector<std::string>& dirs = roots.data_dirs;
   if (!s.ok()) {
     return DirFlagsMissing() ? UsageErrorWithHelp("fs", "generate", s.message()) : UsageError(s.message());
   }
@@ -174,7 +175,13 @@ int RunGenerate(const std::vector<std::string>& args) {
     formatted = formatted || env::FileExists(fs::InstanceFilePath(root)) ||
                 env::FileExists(fs::DirInstanceFilePath(root));
   }
-  if (FLAGS_encrypt && !have_key && !formatted) {
+  // Nor over the instance of a WAL or metadata root formatted before.
+  for (const std::string& root : NonDataRoots(roots)) {
+    formatted = formatted || env::FileExists(fs::InstanceFilePath(root));
+  }
+  // Kudu's format encrypts by --encrypt_data_at_rest; --encrypt is the same.
+  const bool encrypt = FLAGS_encrypt || FLAGS_encrypt_data_at_rest;
+  if (encrypt && !have_key && !formatted) {
     // What Kudu's default key provider makes: 16 random bytes.
     std::string bytes;
     s = GenerateFileKey(CipherAlgorithm::kAes128Ctr, &bytes);
@@ -185,7 +192,9 @@ int RunGenerate(const std::vector<std::string>& args) {
   if (!formatted) {
     fs::FormatOptions format;
     format.data_roots = dirs;
-    format.server_key = FLAGS_encrypt ? &key : nullptr;
+    format.wal_root = roots.wal_dir;
+    format.metadata_root = roots.metadata_dir;
+    format.server_key = encrypt ? &key : nullptr;
     s = fs::FormatRoots(format);
     if (!s.ok()) {
       std::cerr << "kudu: error: generate failed: " << s.ToString() << std::endl;
@@ -196,10 +205,12 @@ int RunGenerate(const std::vector<std::string>& args) {
   {
     fs::PrepareDataDirsOptions p;
     p.data_roots = dirs;
+    p.other_roots = NonDataRoots(roots);
     p.given_key = have_key ? &key : nullptr;
+    p.encrypt_data_at_rest = FLAGS_encrypt_data_at_rest;
     p.read_write = true;
     s = fs::PrepareDataDirs(p, &prepared);
-    if (prepared.failure == fs::PreparedDataDirs::Failure::kLock) return UsageError(s.ToString());
+    if (prepared.usage_failure()) return UsageError(s.ToString());
     if (!s.ok()) {
       std::cerr << "kudu: error: " << s.ToString() << std::endl;
       return kExitInconsistent;
@@ -218,7 +229,7 @@ int RunGenerate(const std::vector<std::string>& args) {
     opts.writer.fs_block_size = recorded[0];
   }
   opts.writer.sparse_data = FLAGS_generate_sparse_data;
-  if (FLAGS_encrypt) {
+  if (encrypt) {
     if (prepared.server_key == nullptr) {
       return UsageError("--encrypt: the data dirs were formatted without a server key; give one "
                         "with --server_key_hex");
@@ -253,7 +264,7 @@ int RunGenerate(const std::vector<std::string>& args) {
        << result.blocks_created + result.blocks_deleted << " records, "
        << result.data_bytes_written << " data bytes and " << result.metadata_bytes
        << " metadata bytes written; seed " << opts.seed << ", "
-       << (FLAGS_encrypt ? "encrypted" : "not encrypted") << ", ";
+       << (encrypt ? "encrypted" : "not encrypted") << ", ";
   char t[32];
   std::snprintf(t, sizeof(t), "%.2f s", secs);
   line << t;
@@ -266,9 +277,10 @@ int RunGenerate(const std::vector<std::string>& args) {
     "Write a realistic on-disk state through the server's own block writer",
     &RunGenerate,
     FlagList(DirFlags(), {"containers", "blocks_per_container", "deleted_block_percentage", "seed",
-                          "encrypt", "encryption_key_length", "generate_fsync", "server_key_hex",
-                          "server_key_test_provider_hex", "log_container_max_size",
-                          "log_container_max_blocks", "generate_sparse_data"}),
+                          "encrypt", "encrypt_data_at_rest", "encryption_key_length",
+                          "generate_fsync", "server_key_hex", "server_key_test_provider_hex",
+                          "log_container_max_size", "log_container_max_blocks",
+                          "generate_sparse_data"}),
     "",
     "Writes containers with CREATE and DELETE records (data files with bytes, metadata "
     "files in the order a server writes them) into <root>/data/ of every data root, "

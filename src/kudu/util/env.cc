@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -183,9 +182,11 @@ Status TruncateFile(const std::string& path, uint64_t size) {
 }
 
 Status GetBlockSize(const std::string& path, uint64_t* block_size) {
-  struct statvfs st;
-  if (::statvfs(path.c_str(), &st) != 0) return Status::FromErrno(path, errno);
-  *block_size = st.f_bsize ? st.f_bsize : 4096;
+  // st_blksize, not statvfs's f_bsize: Kudu records and checks st_blksize
+  // (§1), and the two differ on some filesystems.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(path, errno);
+  *block_size = st.st_blksize > 0 ? static_cast<uint64_t>(st.st_blksize) : 4096;
   return Status::OK();
 }
 

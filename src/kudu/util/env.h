@@ -53,7 +53,8 @@ Status RenameFile(const std::string& from, const std::string& to);
 // fsync of a directory, making renames and deletes in it durable.
 Status SyncDir(const std::string& dir);
 Status TruncateFile(const std::string& path, uint64_t size);
-// The filesystem block size of the filesystem holding `path`.
+// The block size of `path` as stat(2) gives it (st_blksize): what a dir
+// without block_manager_instance aligns its blocks to.
 Status GetBlockSize(const std::string& path, uint64_t* block_size);
 // Removes `path` and everything below it.
 Status DeleteRecursively(const std::string& path);
