@@ -57,16 +57,11 @@ constexpr uint64_t kNoOffset = UINT64_MAX;
 // ---------------------------------------------------------------------------
 // Hand-built directories with every non-fatal problem at once.
 
-class ProblemsTest : public ::testing::TestWithParam<bool> {
+class ProblemsTest : public test::PlainAndEncryptedTest {
  protected:
-  void SetUp() override {
-    key_ = test::TestServerKey(32);
-    k_ = GetParam() ? &key_ : nullptr;
-    base_ = test::FirstBlockOffset(k_);
-    data_size_ = base_ + 16 * 4096;
-  }
+  ProblemsTest() : PlainAndEncryptedTest(/*key_bytes=*/32, /*blocks=*/16) {}
   BlockRecordPB Create(uint64_t id, int slot, int64_t len = 100) {
-    return MakeCreate(id, static_cast<int64_t>(base_ + slot * 4096), len);
+    return MakeCreate(id, SlotOffset(slot), len);
   }
   // Opens `roots` with every strategy; all must agree (JSON apart from
   // replay and timing, the live set, the status); returns the last.
@@ -89,11 +84,6 @@ class ProblemsTest : public ::testing::TestWithParam<bool> {
 
   // Raw offset of the PB container file header in a metadata file.
   uint64_t base_header() const { return k_ ? 64 : 0; }
-
-  ServerKey key_;
-  const ServerKey* k_ = nullptr;
-  uint64_t base_ = 0;
-  uint64_t data_size_ = 0;
 };
 
 TEST_P(ProblemsTest, NonFatalProblemsAreReportedAndTheOpenSucceeds) {

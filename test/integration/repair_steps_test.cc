@@ -52,14 +52,9 @@ using test::HandContainer;
 using test::MakeCreate;
 using test::MakeDelete;
 
-class RepairStepsTest : public ::testing::TestWithParam<bool> {
+class RepairStepsTest : public test::PlainAndEncryptedTest {
  protected:
-  void SetUp() override {
-    key_ = test::TestServerKey(16);
-    k_ = GetParam() ? &key_ : nullptr;
-    base_ = test::FirstBlockOffset(k_);
-    data_size_ = base_ + 8 * 4096;
-  }
+  RepairStepsTest() : PlainAndEncryptedTest(/*key_bytes=*/16, /*blocks=*/8) {}
   fs::BlockManagerOpenOptions Options(const std::vector<std::string>& roots, bool repair,
                                       int64_t max_blocks = 4) const {
     fs::BlockManagerOpenOptions o = test::OpenOptions(roots, k_);
@@ -68,7 +63,7 @@ class RepairStepsTest : public ::testing::TestWithParam<bool> {
     return o;
   }
   BlockRecordPB Create(uint64_t id, int slot, int64_t length = 100, uint64_t ts = 1) const {
-    return MakeCreate(id, static_cast<int64_t>(base_ + slot * 4096), length, ts);
+    return MakeCreate(id, SlotOffset(slot), length, ts);
   }
   HandContainer Write(const std::string& root, int n, const std::vector<BlockRecordPB>& rs,
                       uint32_t version = 2) {
@@ -121,10 +116,6 @@ class RepairStepsTest : public ::testing::TestWithParam<bool> {
   }
 
   test::TempDir tmp_;
-  ServerKey key_;
-  const ServerKey* k_ = nullptr;
-  uint64_t base_ = 0;
-  uint64_t data_size_ = 0;
 };
 
 // §7: a dir whose records hold a malformed record gets no repair; the

@@ -49,17 +49,10 @@ using test::TempDir;
 
 constexpr int64_t kMaxBlocks = 4;  // containers are full at 4 CREATE records
 
-class RepairTest : public ::testing::TestWithParam<bool> {
+class RepairTest : public test::PlainAndEncryptedTest {
  protected:
-  void SetUp() override {
-    key_ = test::TestServerKey(16);
-    k_ = GetParam() ? &key_ : nullptr;
-    base_ = test::FirstBlockOffset(k_);
-    data_size_ = base_ + 16 * 4096;
-  }
-  BlockRecordPB Create(uint64_t id, int slot) {
-    return MakeCreate(id, static_cast<int64_t>(base_ + slot * 4096), 100 + slot);
-  }
+  RepairTest() : PlainAndEncryptedTest(/*key_bytes=*/16, /*blocks=*/16) {}
+  BlockRecordPB Create(uint64_t id, int slot) { return MakeCreate(id, SlotOffset(slot), 100 + slot); }
   fs::BlockManagerOpenOptions Options(const std::vector<std::string>& roots, bool repair) {
     fs::BlockManagerOpenOptions o = test::OpenOptions(roots, k_);
     o.max_container_blocks = kMaxBlocks;
@@ -145,11 +138,6 @@ class RepairTest : public ::testing::TestWithParam<bool> {
       EXPECT_EQ(0u, j[k].get<uint64_t>()) << k;
     }
   }
-
-  ServerKey key_;
-  const ServerKey* k_ = nullptr;
-  uint64_t base_ = 0;
-  uint64_t data_size_ = 0;
 };
 
 TEST_P(RepairTest, RoundTrip) {

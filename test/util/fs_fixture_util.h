@@ -27,12 +27,14 @@
 #include <tuple>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "kudu/fs/block_manager_open.h"
 #include "kudu/fs/fs.pb.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
+#include "util/test_util.h"
 
 namespace kudu {
 namespace test {
@@ -43,6 +45,26 @@ std::string ContainerIdFor(uint64_t n);
 // Raw offset of the first block in a data file (0, or 4096 when encrypted
 // with 4 KiB fs blocks), as the writer lays it out.
 uint64_t FirstBlockOffset(const ServerKey* key);
+
+// The fixture of a test run once on a plain dir and once on an encrypted
+// one (the bool parameter, true = encrypted): the key (`k_` is null for the
+// plain run), where a data file's first block starts, and a data file of
+// `blocks` 4 KiB blocks after it.
+class PlainAndEncryptedTest : public ::testing::TestWithParam<bool> {
+ protected:
+  PlainAndEncryptedTest(size_t key_bytes, uint64_t blocks)
+      : key_(TestServerKey(key_bytes)),
+        k_(GetParam() ? &key_ : nullptr),
+        base_(FirstBlockOffset(k_)),
+        data_size_(base_ + blocks * 4096) {}
+  // Raw offset of the `slot`-th 4 KiB block of a data file.
+  int64_t SlotOffset(int slot) const { return static_cast<int64_t>(base_ + slot * 4096); }
+
+  ServerKey key_;
+  const ServerKey* k_;
+  uint64_t base_;
+  uint64_t data_size_;
+};
 
 struct HandContainer {
   std::string root;
