@@ -105,14 +105,12 @@ class BlockIdTable {
   // Insert or Find.
   const BlockMapEntry* Find(uint64_t id, uint64_t run_hash) const;
   // Starts loading the cache lines an insert or lookup of `id` will touch
-  // first (its run's keys and entries), so that the misses of several
-  // upcoming inserts overlap.
+  // first, so that the misses of several upcoming inserts overlap.
   void Prefetch(uint64_t id, uint64_t run_hash) const {
     if (keys_ == nullptr) return;
-    const size_t run_start = Home(id, run_hash) / kRun * kRun;
-    __builtin_prefetch(&keys_[run_start], 1);
-    __builtin_prefetch(&values_[run_start], 1);
-    __builtin_prefetch(&values_[run_start + kRun / 2], 1);
+    const size_t p = Home(id, run_hash);
+    __builtin_prefetch(&keys_[p], 1);
+    __builtin_prefetch(&values_[p], 1);
   }
 
   // Room for `n` ids without growing. With `touch`, the value array's pages
