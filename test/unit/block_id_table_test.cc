@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdint>
 #include <random>
 #include <unordered_map>
@@ -143,6 +144,111 @@ TEST(BlockIdTableTest, StaysAtMostThreeQuartersFull) {
     }
     EXPECT_EQ(slots, reserved.capacity()) << n;
   }
+}
+
+// Every value an entry can hold comes back exactly, whether it fits a slot
+// or is kept beside the slots: at the edges of the packed fields, at the
+// ends of int64 and uint32, negative ones, through duplicates, lookups,
+// ForEach and the table's growth.
+TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
+  constexpr int64_t kMax = INT64_MAX;
+  constexpr int64_t k48 = int64_t{1} << 48;
+  struct Case {
+    BlockMapEntry entry;
+    bool fits;  // whether it is expected to fit a slot
+  };
+  const std::vector<Case> cases = {
+      {{0, 0, 0}, true},
+      {{1, 4096, 1}, true},
+      {{7, (int64_t{1} << 40) + 4096, 65536}, true},  // a 2^40+ offset
+      {{UINT32_MAX, k48 - 2, k48 - 1}, true},         // the largest that fit
+      {{1u << 24, k48 - 2, 0xffffffffLL}, true},
+      {{(1u << 24) + 1, 0xffffffffLL, 0x100000000LL}, true},
+      {{2, k48 - 1, 0}, false},  // the first offset that does not fit
+      {{3, 0, k48}, false},      // the first length that does not fit
+      {{4, kMax, 0}, false},     // a length-0 block far past its file's end
+      {{5, 0, kMax}, false},
+      {{UINT32_MAX, kMax - 1, 1}, false},
+      {{6, -1, 5}, false},  // negative values: the table keeps whatever it is given
+      {{8, 5, -1}, false},
+      {{9, INT64_MIN, INT64_MIN}, false},
+      {{10, k48 + 4096, 4096}, false},
+  };
+  BlockIdTable table;
+  std::unordered_map<uint64_t, BlockMapEntry> model;
+  size_t unpacked = 0;
+  // Ids spread over runs and neighbours within one run, and the free-slot
+  // marker's value, which is kept beside the arrays.
+  std::vector<uint64_t> ids;
+  for (size_t i = 0; i < cases.size(); i++) ids.push_back(i % 2 == 0 ? 1000 + i : 1000 + i * 977);
+  for (size_t i = 0; i < cases.size(); i++) {
+    const uint64_t id = ids[i];
+    bool inserted;
+    const BlockMapEntry* held = table.Insert(id, BlockIdTable::RunHash(id), cases[i].entry, &inserted);
+    ASSERT_TRUE(inserted) << i;
+    ASSERT_TRUE(SameEntry(cases[i].entry, *held)) << i;
+    model[id] = cases[i].entry;
+    if (!cases[i].fits) unpacked++;
+    EXPECT_EQ(unpacked, table.unpacked_size()) << i;
+  }
+  bool inserted;
+  table.Insert(~0ULL, BlockIdTable::RunHash(~0ULL), BlockMapEntry{11, kMax, kMax}, &inserted);
+  model[~0ULL] = BlockMapEntry{11, kMax, kMax};
+
+  auto check_all = [&] {
+    for (size_t i = 0; i < cases.size(); i++) {
+      const uint64_t id = ids[i];
+      const BlockMapEntry* found = table.Find(id, BlockIdTable::RunHash(id));
+      ASSERT_NE(nullptr, found) << i;
+      EXPECT_TRUE(SameEntry(cases[i].entry, *found)) << i;
+      // A second insert of the id keeps the first entry and returns it.
+      bool again;
+      const BlockMapEntry* held =
+          table.Insert(id, BlockIdTable::RunHash(id), BlockMapEntry{99, 1, 1}, &again);
+      EXPECT_FALSE(again) << i;
+      EXPECT_TRUE(SameEntry(cases[i].entry, *held)) << i;
+    }
+    size_t visited = 0;
+    table.ForEach([&](uint64_t id, const BlockMapEntry& e) {
+      auto it = model.find(id);
+      ASSERT_NE(model.end(), it) << id;
+      EXPECT_TRUE(SameEntry(it->second, e)) << id;
+      visited++;
+    });
+    EXPECT_EQ(model.size(), visited);
+    EXPECT_EQ(unpacked, table.unpacked_size());
+  };
+  check_all();
+  // Growth moves the packed entries; the ones beside the slots stay found.
+  const size_t before = table.capacity();
+  for (uint64_t id = 1; id <= 5000; id++) {
+    const uint64_t big = id << 32;
+    const BlockMapEntry e{static_cast<uint32_t>(id), static_cast<int64_t>(id) * 4096, 100};
+    table.Insert(big, BlockIdTable::RunHash(big), e, &inserted);
+    ASSERT_TRUE(inserted);
+    model[big] = e;
+  }
+  ASSERT_LT(before, table.capacity());
+  check_all();
+}
+
+// What a slot costs: an entry that fits takes no memory beside the slots,
+// and a table reserved for n ids takes at most 32 bytes per id (8 of key,
+// 16 of packed entry, at most 3/4 full).
+TEST(BlockIdTableTest, PackedEntriesCostTheirSlotsOnly) {
+  constexpr size_t kIds = 100000;
+  BlockIdTable table;
+  table.Reserve(kIds);
+  EXPECT_EQ(BlockIdTable::BytesFor(kIds), table.bytes());
+  EXPECT_LE(table.bytes(), kIds * 32 + 2 * BlockIdTable::kRun * 24);
+  bool inserted;
+  for (uint64_t id = 0; id < kIds; id++) {
+    const BlockMapEntry e{static_cast<uint32_t>(id % 1000), static_cast<int64_t>(id) << 20,
+                          static_cast<int64_t>(id % 65536)};
+    table.Insert(id, BlockIdTable::RunHash(id), e, &inserted);
+  }
+  EXPECT_EQ(0u, table.unpacked_size());
+  EXPECT_EQ(BlockIdTable::BytesFor(kIds), table.bytes());
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <map>
 #include <thread>
 #include <vector>
@@ -290,6 +291,67 @@ TEST(BlockMapTest, ConcurrentSingleBlockMergesFindEveryDuplicateOnce) {
   EXPECT_EQ(kIds, m.size());
   std::vector<uint64_t> ids = m.SortedIds();
   for (uint64_t i = 0; i < kIds; i++) ASSERT_EQ(i * 7919, ids[i]);
+}
+
+// The merge keeps every location as the replay gave it, also those that do
+// not fit the table's packed entries, and the container index whole.
+TEST(BlockMapTest, LocationsAtThePackingLimitsSurviveTheMerge) {
+  constexpr int64_t kMax = INT64_MAX;
+  constexpr int64_t k48 = int64_t{1} << 48;
+  const std::vector<LiveBlock> blocks = {
+      {1, {0, 0}},          {2, {k48 - 2, k48 - 1}}, {3, {k48 - 1, 0}},
+      {4, {0, k48}},        {5, {kMax, 0}},          {6, {0, kMax}},
+      {70, {kMax - 1, 1}},  {71, {(int64_t{1} << 40) + 4096, 4096}},
+      {1000000, {4096, 65536}},
+  };
+  BlockMap m;
+  ASSERT_TRUE(Merge(&m, UINT32_MAX, blocks).empty());
+  ASSERT_TRUE(Merge(&m, 1u << 24, {{1000001, {k48, 1}}}).empty());
+  for (const LiveBlock& b : blocks) {
+    BlockMapEntry e;
+    ASSERT_TRUE(m.Find(b.id, &e)) << b.id;
+    EXPECT_EQ(UINT32_MAX, e.container) << b.id;
+    EXPECT_EQ(b.loc.offset, e.offset) << b.id;
+    EXPECT_EQ(b.loc.length, e.length) << b.id;
+  }
+  const auto entries = m.SortedEntries();
+  ASSERT_EQ(blocks.size() + 1, entries.size());
+  for (size_t i = 0; i < blocks.size(); i++) {
+    EXPECT_EQ(blocks[i].id, entries[i].first);
+    EXPECT_EQ(blocks[i].loc.offset, entries[i].second.offset) << blocks[i].id;
+    EXPECT_EQ(blocks[i].loc.length, entries[i].second.length) << blocks[i].id;
+  }
+  EXPECT_EQ(1u << 24, entries.back().second.container);
+  EXPECT_EQ(k48, entries.back().second.offset);
+  // A duplicate of an entry kept beside the slots names its holder.
+  const std::vector<BlockMap::Rejected> rejected = Merge(&m, 3, {{5, {1, 1}}});
+  ASSERT_EQ(1u, rejected.size());
+  EXPECT_EQ(UINT32_MAX, rejected[0].held_by);
+  BlockMapEntry e;
+  ASSERT_TRUE(m.Find(5, &e));
+  EXPECT_EQ(kMax, e.offset);
+}
+
+// What a live-heavy open's map costs: a map reserved for every id it gets
+// (dense ids, all live) holds them in about 32 bytes each (a 24-byte slot
+// at most 3/4 full), plus the shards' margin for an uneven share.
+TEST(BlockMapTest, ALiveHeavyMapCostsAboutItsSlots) {
+  constexpr size_t kIds = 1000000;
+  BlockMap m;
+  m.Reserve(kIds);
+  m.NoteReplayed(kIds, kIds);
+  std::vector<LiveBlock> blocks;
+  blocks.reserve(kIds);
+  for (uint64_t id = 0; id < kIds; id++) {
+    blocks.push_back(LiveBlock{id + 1000, BlockLocation{static_cast<int64_t>(id) * 4096, 1000}});
+  }
+  BlockMap::Batch batch;
+  std::vector<BlockMap::Rejected> rejected;
+  batch.AddSorted(0, blocks.data(), blocks.size());
+  m.InsertBatch(&batch, &rejected);
+  EXPECT_TRUE(rejected.empty());
+  EXPECT_EQ(kIds, m.size());
+  EXPECT_LE(m.TableBytes(), kIds * 37);
 }
 
 }  // namespace

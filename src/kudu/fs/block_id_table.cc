@@ -29,40 +29,44 @@ namespace fs {
 const BlockMapEntry* BlockIdTable::Find(uint64_t id, uint64_t run_hash) const {
   if (id == kEmpty) return has_empty_key_ ? &empty_key_value_ : nullptr;
   if (keys_ == nullptr) return nullptr;
-  size_t p = Home(id, run_hash);
-  while (true) {
-    const uint64_t k = keys_[p];
-    if (k == id) return &values_[p];
-    if (k == kEmpty) return nullptr;
-    p = Next(p);
-  }
+  const size_t p = Probe(id, run_hash);
+  return keys_[p] == id ? Held(id, values_[p]) : nullptr;
 }
 
 void BlockIdTable::Reserve(size_t n, bool touch) {
   if (keys_ == nullptr || MaxSizeFor(capacity_) < n) {
     Rehash(std::max(SlotsFor(n), capacity_));
-    if (touch) PrefaultForWrite(values_.get(), capacity_ * sizeof(BlockMapEntry));
+    if (touch) PrefaultForWrite(values_.get(), capacity_ * sizeof(PackedEntry));
   }
+}
+
+uint64_t BlockIdTable::bytes() const {
+  // The side map's slots and their control bytes.
+  const uint64_t side = unpacked_.capacity() * (sizeof(std::pair<uint64_t, Location>) + 1);
+  return static_cast<uint64_t>(capacity_) * kSlotBytes + side;
 }
 
 void BlockIdTable::Grow() { Rehash(keys_ == nullptr ? SlotsFor(0) : 2 * capacity_); }
 
 void BlockIdTable::Rehash(size_t slots) {
-  std::unique_ptr<uint64_t[]> old_keys = std::move(keys_);
-  Values old_values = std::move(values_);
+  Array<uint64_t> old_keys = std::move(keys_);
+  Array<PackedEntry> old_values = std::move(values_);
   const size_t old_capacity = capacity_;
-  keys_.reset(new uint64_t[slots]);
+  keys_ = Allocate<uint64_t>(slots);
   // Only the keys are initialised: the value array's pages are first
   // touched by the inserts that fill them.
-  values_.reset(static_cast<BlockMapEntry*>(::operator new(slots * sizeof(BlockMapEntry))));
+  values_ = Allocate<PackedEntry>(slots);
   std::memset(keys_.get(), 0xff, slots * sizeof(uint64_t));  // every key kEmpty
   capacity_ = slots;
   max_size_ = MaxSizeFor(slots);
-  size_ = 0;
+  // Entries move packed as they are: the side map is keyed by id, not by
+  // slot, and stays as it is.
   for (size_t p = 0; p < old_capacity; p++) {
-    if (old_keys[p] == kEmpty) continue;
-    bool inserted;
-    Insert(old_keys[p], RunHash(old_keys[p]), old_values[p], &inserted);
+    const uint64_t id = old_keys[p];
+    if (id == kEmpty) continue;
+    const size_t q = Probe(id, RunHash(id));
+    keys_[q] = id;
+    values_[q] = old_values[p];
   }
 }
 

@@ -32,7 +32,14 @@
 // while runs still spread evenly whatever the ids look like. Lookups probe
 // keys only, eight to a cache line; the entry is read once the key matched.
 //
-// Not thread-safe: the block map locks a shard around it.
+// The map holds every live block of the server for as long as it runs, so
+// its slot size is most of the open's memory per live block. A slot stores
+// its entry packed in 16 bytes (PackedEntry below) instead of the 24 of a
+// BlockMapEntry; the rare entry that does not fit keeps its offset and
+// length in a side map, so every value the record semantics accept comes
+// back exactly as it went in.
+//
+// Not thread-safe, lookups included: the block map locks a shard around it.
 #pragma once
 
 #include <algorithm>
@@ -41,6 +48,9 @@
 #include <memory>
 #include <new>
 #include <type_traits>
+#include <utility>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "kudu/util/mix64.h"
 
@@ -68,35 +78,31 @@ class BlockIdTable {
 
   // Inserts `id` → `entry` unless `id` is present. Returns the entry that
   // holds `id` afterwards (the new one, or the one already there) and
-  // whether it was inserted. The pointer is valid until the next insert.
+  // whether it was inserted. The pointer is valid until the next Insert or
+  // Find.
   const BlockMapEntry* Insert(uint64_t id, uint64_t run_hash, const BlockMapEntry& entry,
                               bool* inserted) {
     if (id == kEmpty) return InsertEmptyKey(entry, inserted);
     if (size_ + 1 > max_size_) Grow();
-    size_t p = Home(id, run_hash);
-    while (true) {
-      const uint64_t k = keys_[p];
-      if (k == id) {
-        *inserted = false;
-        return &values_[p];
-      }
-      if (k == kEmpty) {
-        keys_[p] = id;
-        // Field by field: the caller's entry is usually a temporary it just
-        // stored field by field, and one 16-byte copy of two of its 8-byte
-        // fields cannot be forwarded from those stores (a ~15-cycle stall
-        // per insert, a third of the merge).
-        BlockMapEntry& v = values_[p];
-        v.container = entry.container;
-        v.offset = entry.offset;
-        v.length = entry.length;
-        size_++;
-        *inserted = true;
-        return &values_[p];
-      }
-      p = Next(p);
+    const size_t p = Probe(id, run_hash);
+    if (keys_[p] == id) {
+      *inserted = false;
+      return Held(id, values_[p]);
     }
+    keys_[p] = id;
+    Pack(id, entry, &values_[p]);
+    size_++;
+    *inserted = true;
+    // Field by field: the caller's entry is usually a temporary it just
+    // stored field by field, and a wider copy of its 8-byte fields cannot
+    // be forwarded from those stores (a ~15-cycle stall per insert).
+    held_.container = entry.container;
+    held_.offset = entry.offset;
+    held_.length = entry.length;
+    return &held_;
   }
+  // The entry of `id`, or nullptr. The pointer is valid until the next
+  // Insert or Find.
   const BlockMapEntry* Find(uint64_t id, uint64_t run_hash) const;
   // Starts loading the cache lines an insert or lookup of `id` will touch
   // first, so that the misses of several upcoming inserts overlap.
@@ -116,17 +122,86 @@ class BlockIdTable {
   size_t capacity() const { return capacity_; }
   // Ids it holds before it must grow.
   size_t max_size() const { return max_size_; }
+  // Entries whose offset and length are kept beside the slots because they
+  // do not fit a slot (statistics, tests).
+  size_t unpacked_size() const { return unpacked_.size(); }
+  // Bytes allocated for the slots and the side map (statistics).
+  uint64_t bytes() const;
+  // Bytes a table reserved for `n` ids allocates (with no side map).
+  static uint64_t BytesFor(size_t n) { return static_cast<uint64_t>(SlotsFor(n)) * kSlotBytes; }
 
   // fn(id, entry) for every id, in no particular order.
   template <typename Fn>
   void ForEach(Fn&& fn) const {
     for (size_t p = 0; p < capacity_; p++) {
-      if (keys_[p] != kEmpty) fn(keys_[p], values_[p]);
+      if (keys_[p] != kEmpty) fn(keys_[p], Unpack(keys_[p], values_[p]));
     }
     if (has_empty_key_) fn(kEmpty, empty_key_value_);
   }
 
  private:
+  // A BlockMapEntry in 16 bytes: the container index whole, the offset and
+  // the length in 48 bits each, which hold any block of a data file of up to
+  // 256 TiB. Bits 0-47 of `lo` are the offset, bits 48-63 bits 32-47 of the
+  // length; bits 0-31 of `hi` are bits 0-31 of the length, bits 32-63 the
+  // container. An offset field of kUnpacked says that the offset and length
+  // are in the side map instead: a negative value, an offset of 2^48 - 1 or
+  // more (a length-0 block may lie anywhere past its file's end), a length of
+  // 2^48 or more.
+  struct PackedEntry {
+    uint64_t lo;
+    uint64_t hi;
+  };
+  static constexpr int kFieldBits = 48;
+  static constexpr uint64_t kFieldMask = (uint64_t{1} << kFieldBits) - 1;
+  static constexpr uint64_t kUnpacked = kFieldMask;
+  static constexpr uint64_t kSlotBytes = sizeof(uint64_t) + sizeof(PackedEntry);
+  static_assert(sizeof(PackedEntry) == 16, "two words, four to a cache line");
+  static_assert(std::is_trivially_copyable<PackedEntry>::value, "written without construction");
+
+  struct Location {
+    int64_t offset;
+    int64_t length;
+  };
+
+  // Whether the offset and length fit their fields (a negative value, as an
+  // unsigned one, is too large for both).
+  static bool Fits(const BlockMapEntry& e) {
+    return static_cast<uint64_t>(e.offset) < kUnpacked &&
+           static_cast<uint64_t>(e.length) <= kFieldMask;
+  }
+  void Pack(uint64_t id, const BlockMapEntry& e, PackedEntry* slot) {
+    const uint64_t container = uint64_t{e.container} << 32;
+    if (__builtin_expect(Fits(e), 1)) {
+      const uint64_t length = static_cast<uint64_t>(e.length);
+      slot->lo = static_cast<uint64_t>(e.offset) | (length >> 32) << kFieldBits;
+      slot->hi = (length & 0xffffffffULL) | container;
+    } else {
+      slot->lo = kUnpacked;
+      slot->hi = container;
+      unpacked_[id] = Location{e.offset, e.length};
+    }
+  }
+  BlockMapEntry Unpack(uint64_t id, const PackedEntry& slot) const {
+    BlockMapEntry e;
+    e.container = static_cast<uint32_t>(slot.hi >> 32);
+    const uint64_t offset = slot.lo & kFieldMask;
+    if (__builtin_expect(offset != kUnpacked, 1)) {
+      e.offset = static_cast<int64_t>(offset);
+      e.length = static_cast<int64_t>((slot.lo >> kFieldBits) << 32 | (slot.hi & 0xffffffffULL));
+    } else {
+      const Location& loc = unpacked_.at(id);
+      e.offset = loc.offset;
+      e.length = loc.length;
+    }
+    return e;
+  }
+  // `id`'s entry, unpacked into held_.
+  const BlockMapEntry* Held(uint64_t id, const PackedEntry& slot) const {
+    held_ = Unpack(id, slot);
+    return &held_;
+  }
+
   // The key that marks a free slot. The id with this value (a valid,
   // if unlikely, block id) is kept beside the arrays.
   static constexpr uint64_t kEmpty = ~0ULL;
@@ -147,28 +222,45 @@ class BlockIdTable {
         (static_cast<unsigned __int128>(run_hash) * (capacity_ / kRun)) >> 64);
     return run * kRun + id % kRun;
   }
-  // Linear probing's next slot, wrapping at the end.
-  size_t Next(size_t p) const { return p + 1 == capacity_ ? 0 : p + 1; }
+  // The slot that holds `id`, or else the free slot where it goes.
+  size_t Probe(uint64_t id, uint64_t run_hash) const {
+    size_t p = Home(id, run_hash);
+    while (true) {
+      const uint64_t k = keys_[p];
+      if (k == id || k == kEmpty) return p;
+      p = p + 1 == capacity_ ? 0 : p + 1;  // wrapping at the end
+    }
+  }
   void Grow();
   void Rehash(size_t slots);
   const BlockMapEntry* InsertEmptyKey(const BlockMapEntry& entry, bool* inserted);
 
-  // Raw storage for the values: allocated without constructing (a value is
-  // read only where its key says one was written), so a new table costs the
-  // key array's initialisation, not a pass over every entry as well.
+  // Raw storage, cache-line aligned (a run's keys are one line, its entries
+  // two): allocated without constructing, the keys then set to kEmpty and
+  // an entry read only where its key says one was written, so a new table
+  // costs the key array's initialisation, not a pass over every entry too.
+  static constexpr std::align_val_t kAlign{64};
   struct RawDelete {
-    void operator()(BlockMapEntry* p) const { ::operator delete(p); }
+    void operator()(void* p) const { ::operator delete(p, kAlign); }
   };
-  using Values = std::unique_ptr<BlockMapEntry[], RawDelete>;
-  static_assert(std::is_trivially_copyable<BlockMapEntry>::value, "written without construction");
+  template <typename T>
+  using Array = std::unique_ptr<T[], RawDelete>;
+  template <typename T>
+  static Array<T> Allocate(size_t n) {
+    return Array<T>(static_cast<T*>(::operator new(n * sizeof(T), kAlign)));
+  }
 
-  std::unique_ptr<uint64_t[]> keys_;
-  Values values_;
+  Array<uint64_t> keys_;
+  Array<PackedEntry> values_;
   size_t capacity_ = 0;  // slots: a multiple of kRun, >= 2 * kRun once allocated
   size_t size_ = 0;      // ids in the arrays
   size_t max_size_ = 0;  // grow before exceeding
+  // Offset and length of the entries that do not fit a slot, by id.
+  absl::flat_hash_map<uint64_t, Location> unpacked_;
   bool has_empty_key_ = false;
   BlockMapEntry empty_key_value_;
+  // What Insert and Find return a pointer to.
+  mutable BlockMapEntry held_;
 };
 
 }  // namespace fs

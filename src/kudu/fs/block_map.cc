@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 
 namespace kudu {
 namespace fs {
@@ -114,8 +115,17 @@ bool BlockMap::Find(uint64_t id, BlockMapEntry* entry) const {
 }
 
 size_t BlockMap::PerShard(size_t n) {
-  // Stretches of ids (not single ids) are what spreads over shards.
-  return n == 0 ? 0 : n / kNumShards + n / (4 * kNumShards) + kShardStretch;
+  if (n == 0) return 0;
+  // Stretches of ids (not single ids) are what spreads over shards. With
+  // every id of every stretch present (the most uneven case) a shard's ids
+  // are kShardStretch times a binomial count of stretches, whose standard
+  // deviation is about sqrt(mean * kShardStretch) ids. Three of them leave
+  // a shard short rarely, and then only that shard grows (a 32nd of the
+  // map); a fixed share of n instead would cost more than the table's own
+  // slack on a large map, or be too little on a small one.
+  const double mean = static_cast<double>(n) / kNumShards;
+  const double deviation = std::sqrt(mean * static_cast<double>(kShardStretch));
+  return static_cast<size_t>(mean + 3 * deviation) + kShardStretch;
 }
 
 size_t BlockMap::ExpectedPerShard() const {
@@ -136,9 +146,7 @@ void BlockMap::NoteReplayed(uint64_t create_records, uint64_t live) {
 void BlockMap::Allocate() {
   const size_t per_shard = ExpectedPerShard();
   if (per_shard == 0) return;
-  const uint64_t table_bytes = static_cast<uint64_t>(per_shard) * kNumShards * 4 / 3 *
-                               (sizeof(uint64_t) + sizeof(BlockMapEntry));
-  if (table_bytes > kEagerTableBytes) return;
+  if (BlockIdTable::BytesFor(per_shard) * kNumShards > kEagerTableBytes) return;
   for (Shard& s : shards_) {
     std::lock_guard<std::mutex> l(s.mu);
     if (s.map.capacity() == 0) s.map.Reserve(per_shard, /*touch=*/true);
@@ -153,7 +161,7 @@ size_t BlockMap::size() const {
 
 uint64_t BlockMap::TableBytes() const {
   uint64_t n = 0;
-  for (const Shard& s : shards_) n += s.map.capacity() * (sizeof(uint64_t) + sizeof(BlockMapEntry));
+  for (const Shard& s : shards_) n += s.map.bytes();
   return n;
 }
 

@@ -64,8 +64,12 @@ class ConflictLog {
 // One replay thread's live blocks waiting to be merged into the block map.
 class ThreadMerge {
  public:
-  // Flush once this many blocks are waiting: a few MiB per thread.
-  static constexpr size_t kFlushBlocks = 1 << 16;
+  // Flush once this many blocks are waiting. Every replay thread of every
+  // data dir holds up to this many live blocks (24 bytes each) beside the
+  // map until its flush, and at the end of the open all of them at once;
+  // a batch this size still takes each shard's lock once per few hundred
+  // inserts.
+  static constexpr size_t kFlushBlocks = 1 << 14;
 
   // `containers`, when given, are the open's containers: each queued one
   // tells the map how many of the CREATE records its metadata could hold
