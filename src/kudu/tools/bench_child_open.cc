@@ -21,7 +21,6 @@
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 #include <spawn.h>
-#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -123,6 +122,7 @@ json MetricsJson(const RunMetrics& m) {
               {"readahead_files", m.readahead_files},
               {"direct_reads", m.direct_reads},
               {"base_rss_bytes", m.base_rss_bytes},
+              {"peak_rss_bytes", m.peak_rss_bytes},
               {"digest",
                {{"hash", m.digest.hash},
                 {"live_blocks", m.digest.live_blocks},
@@ -151,6 +151,7 @@ Status MetricsFromJson(const json& j, RunMetrics* m) {
     m->readahead_files = j.at("readahead_files").get<uint64_t>();
     m->direct_reads = j.at("direct_reads").get<uint64_t>();
     m->base_rss_bytes = j.at("base_rss_bytes").get<uint64_t>();
+    m->peak_rss_bytes = j.at("peak_rss_bytes").get<uint64_t>();
     const json& d = j.at("digest");
     m->digest.hash = d.at("hash").get<uint64_t>();
     m->digest.live_blocks = d.at("live_blocks").get<uint64_t>();
@@ -163,12 +164,13 @@ Status MetricsFromJson(const json& j, RunMetrics* m) {
   return Status::OK();
 }
 
-// This process's resident set now (VmRSS of /proc/self/status), or 0.
-uint64_t ResidentBytesNow() {
+// A "<field>: <n> kB" line of /proc/self/status in bytes (VmRSS: the
+// resident set now; VmHWM: its peak), or 0.
+uint64_t ProcStatusBytes(const std::string& field) {
   std::ifstream in("/proc/self/status");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;
   }
   return 0;
 }
@@ -199,11 +201,12 @@ int RunBenchOpenChild() {
     return fail(s.ok() ? Status::InvalidArgument("--bench_open_child names no open") : s, true);
   }
   RunMetrics m;
-  m.base_rss_bytes = ResidentBytesNow();
+  m.base_rss_bytes = ProcStatusBytes("VmRSS");
   bool usage_error = false;
   s = MeasureOpen(target, policy, FLAGS_fs_max_thread_count_per_data_dir, variants.front(), &m,
                   &usage_error);
   if (!s.ok()) return fail(s, usage_error);
+  m.peak_rss_bytes = ProcStatusBytes("VmHWM");
   std::cout << MetricsJson(m).dump() << std::endl;
   return std::cout ? kExitOk : kExitInconsistent;
 }
@@ -245,9 +248,8 @@ Status MeasureOpenInChild(const BenchTarget& target, const fs::ReplayPolicyOptio
   }
   ::close(out[0]);
   int wstatus = 0;
-  struct rusage ru;
-  while (::wait4(pid, &wstatus, 0, &ru) < 0) {
-    if (errno != EINTR) return Status::IOError("wait4", std::strerror(errno));
+  while (::waitpid(pid, &wstatus, 0) < 0) {
+    if (errno != EINTR) return Status::IOError("waitpid", std::strerror(errno));
   }
   const json j = json::parse(text, nullptr, false);
   if (j.is_object() && j.contains("error")) {
@@ -258,9 +260,7 @@ Status MeasureOpenInChild(const BenchTarget& target, const fs::ReplayPolicyOptio
     return Status::IllegalState("the open in a fresh process (" + args[4] + ") ended with status " +
                                 std::to_string(wstatus) + " and printed: " + text);
   }
-  RETURN_NOT_OK(MetricsFromJson(j, m));
-  m->peak_rss_bytes = static_cast<uint64_t>(ru.ru_maxrss) * 1024;
-  return Status::OK();
+  return MetricsFromJson(j, m);
 }
 
 }  // namespace tools

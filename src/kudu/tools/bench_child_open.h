@@ -19,8 +19,10 @@
 // Peak memory of one open, measured in a fresh process: `kudu fs bench`
 // runs itself again with --bench_open_child=<strategy>, and that child opens
 // the dirs once, prints its metrics and live set digest as one JSON object,
-// and exits. The parent takes the child's peak resident set from wait4's
-// ru_maxrss.
+// and exits; its peak resident set is its VmHWM (/proc/self/status) read
+// after the open. Not the parent's wait4 ru_maxrss: exec keeps the
+// high-water mark of the memory the child shared with the parent before it
+// (posix_spawn's vfork), so that figure is at least the bench's own peak.
 //
 // A fresh process rather than resetting the high-water mark between opens
 // in one process (/proc/self/clear_refs): the reset only lowers the mark to
@@ -40,8 +42,8 @@ namespace tools {
 
 // MeasureOpen in a child process: the same open (the flags this process was
 // given, but with `target`'s dirs, key and limits, `policy`'s in-memory
-// threshold and `v`'s strategy and read-ahead), with peak_rss_bytes and
-// base_rss_bytes set. The child's wall and CPU times are its open's alone.
+// threshold and `v`'s strategy and read-ahead), with peak_rss_bytes (the
+// child's VmHWM after the open) and base_rss_bytes (its VmRSS before) set. The child's wall and CPU times are its open's alone.
 Status MeasureOpenInChild(const BenchTarget& target, const fs::ReplayPolicyOptions& policy,
                           int threads_per_dir, const BenchVariant& v, RunMetrics* m,
                           bool* usage_error);

@@ -176,7 +176,7 @@ struct RunMetrics {
   int64_t cached_bytes_at_start = -1;
   LiveSetDigest digest;  // opens only
   // Opens in a fresh process (BenchRunOptions::fresh_process_per_open): the
-  // child's peak resident set over its whole life (wait4's ru_maxrss) and
+  // child's peak resident set (VmHWM after the open) and
   // its resident set just before the open (the program's base); 0 otherwise.
   uint64_t peak_rss_bytes = 0;
   uint64_t base_rss_bytes = 0;

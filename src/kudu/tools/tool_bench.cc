@@ -96,7 +96,7 @@ DEFINE_string(bench_cache_mode, "warm",
 DEFINE_bool(bench_peak_rss, false,
             "bench: run every measured open in a fresh process (the bench starts itself once "
             "per open, as a server start is one process) and report its peak RSS (the child's "
-            "ru_maxrss) and the resident set it started the open with. Left at its default, on "
+            "VmHWM) and the resident set it started the open with. Left at its default, on "
             "for the server-scale workloads (S) and --bench_scaling");
 DEFINE_string(bench_readahead, "",
               "bench: comma-separated read-ahead modes (none, fadvise) to open every "
