@@ -97,7 +97,9 @@ std::vector<std::string> ChildArgs(const BenchTarget& target,
     args.push_back(std::string("--log_container_metadata_replay_readahead=") +
                    fs::ReadaheadModeName(v.readahead));
   }
-  if (target.server_key != nullptr) args.push_back("--server_key_hex=" + target.server_key->ToHex());
+  if (target.server_key != nullptr) {
+    args.push_back("--server_key_hex=" + target.server_key->ToHex());
+  }
   // The child's stderr is the bench's: only warnings and errors.
   args.push_back("--minloglevel=" + std::to_string(std::max(FLAGS_minloglevel, 1)));
   return args;
@@ -254,10 +256,11 @@ Status MeasureOpenInChild(const BenchTarget& target, const fs::ReplayPolicyOptio
   const json j = json::parse(text, nullptr, false);
   if (j.is_object() && j.contains("error")) {
     *usage_error = j.value("usage_error", false);
-    return Status::IllegalState("the open in a fresh process failed", j.value("error", std::string()));
+    return Status::IllegalState("the open in a fresh process failed",
+                                j.value("error", std::string()));
   }
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || !j.is_object()) {
-    return Status::IllegalState("the open in a fresh process (" + args[4] + ") ended with status " +
+    return Status::IllegalState("the open in a fresh process (" + v.name + ") ended with status " +
                                 std::to_string(wstatus) + " and printed: " + text);
   }
   return MetricsFromJson(j, m);

@@ -43,7 +43,8 @@ namespace tools {
 // MeasureOpen in a child process: the same open (the flags this process was
 // given, but with `target`'s dirs, key and limits, `policy`'s in-memory
 // threshold and `v`'s strategy and read-ahead), with peak_rss_bytes (the
-// child's VmHWM after the open) and base_rss_bytes (its VmRSS before) set. The child's wall and CPU times are its open's alone.
+// child's VmHWM after the open) and base_rss_bytes (its VmRSS before) set.
+// The child's wall and CPU times are its open's alone.
 Status MeasureOpenInChild(const BenchTarget& target, const fs::ReplayPolicyOptions& policy,
                           int threads_per_dir, const BenchVariant& v, RunMetrics* m,
                           bool* usage_error);

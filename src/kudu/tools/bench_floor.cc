@@ -30,7 +30,9 @@ namespace kudu {
 namespace tools {
 
 BenchStopwatch::BenchStopwatch()
-    : wall_(std::chrono::steady_clock::now()), cpu_(ProcessCpuTimes()), reads_(GlobalReadSyscalls()) {}
+    : wall_(std::chrono::steady_clock::now()),
+      cpu_(ProcessCpuTimes()),
+      reads_(GlobalReadSyscalls()) {}
 
 void BenchStopwatch::Stop(RunMetrics* m) const {
   const auto wall = std::chrono::steady_clock::now();

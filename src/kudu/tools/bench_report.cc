@@ -350,7 +350,8 @@ void PeakRssText(const TargetResult& t, std::ostringstream& o) {
   o << "   peak RSS (a fresh process per open; above the base, per live block):";
   for (const VariantResult& v : t.variants) {
     if (v.peak_rss_bytes == 0) continue;
-    const double above = static_cast<double>(v.peak_rss_bytes) - static_cast<double>(v.base_rss_bytes);
+    const double above =
+        static_cast<double>(v.peak_rss_bytes) - static_cast<double>(v.base_rss_bytes);
     o << " " << v.variant.name << " " << Bytes(static_cast<double>(v.peak_rss_bytes)) << " (base "
       << Bytes(static_cast<double>(v.base_rss_bytes));
     if (t.digest.live_blocks > 0) {

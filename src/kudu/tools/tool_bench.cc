@@ -124,7 +124,8 @@ void Progress(const std::string& line) { std::cerr << "bench: " << line << std::
 
 // The one line a state gets once measured (each run's line with --v=1).
 void ReportMeasured(const BenchRunOptions& run, const TargetResult& r) {
-  Progress(r.target.name + ": measured " + r.target.cache_mode + ", " + std::to_string(run.variants.size()) +
+  Progress(r.target.name + ": measured " + r.target.cache_mode + ", " +
+           std::to_string(run.variants.size()) +
            " strategies x " + std::to_string(run.repetitions) + " repetitions" +
            (r.status.ok() ? std::string() : ": " + r.status.ToString()));
 }
