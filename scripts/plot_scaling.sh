@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 
 CSV=${1:-build/scaling.csv}
 OUT=${2:-docs/img}
-command -v gnuplot >/dev/null || { echo "plot_scaling: gnuplot is missing (apt-get install gnuplot-nox)" >&2; exit 1; }
+command -v gnuplot >/dev/null || { echo "plot_scaling: gnuplot is missing (scripts/setup.sh installs it)" >&2; exit 1; }
 [[ -f "$CSV" ]] || { echo "plot_scaling: no CSV at $CSV (run: build/bin/kudu fs bench --bench_scaling --bench_csv_out=$CSV)" >&2; exit 1; }
 mkdir -p "$OUT"
 DATA=$(mktemp -d "${TMPDIR:-/tmp}/plot_scaling.XXXXXX")
