@@ -78,7 +78,17 @@ TEST(BenchServerWorkloadsTest, AfterCrashStateOpensToTheGeneratorsBlocks) {
   json j;
   ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;
   EXPECT_TRUE(j["ok"].get<bool>());
-  ASSERT_EQ(2u, j["workloads"].size()) << r.out;
+  // Plain and encrypted, each warm and then cold (a server-scale state's
+  // default), every open in a fresh process for its peak RSS.
+  ASSERT_EQ(4u, j["workloads"].size()) << r.out;
+  for (size_t i = 0; i < 4; i++) {
+    const json& w = j["workloads"][i];
+    EXPECT_EQ(i % 2 == 0 ? "warm" : "cold", w["cache_mode"].get<std::string>()) << i;
+    EXPECT_TRUE(w["live_sets_identical"].get<bool>()) << i;
+    for (const json& s : w["strategies"]) {
+      if (s["kind"] == "open") EXPECT_GT(s["peak_rss_bytes"].get<uint64_t>(), 0u) << s.dump();
+    }
+  }
 
   // The kept plain state: `check` sees the two tails and no error.
   std::vector<std::string> roots;

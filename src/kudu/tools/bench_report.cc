@@ -28,6 +28,7 @@
 #include <sstream>
 #include <thread>
 
+#include "kudu/tools/bench_scaling.h"
 #include "kudu/tools/bench_upstream2026.h"
 
 namespace kudu {
@@ -87,11 +88,11 @@ ojson ByStrategyJson(const RunMetrics& m) {
   return by;
 }
 
-const TargetResult* FindTarget(const BenchReport& r, const std::string& name) {
-  for (const TargetResult& t : r.results) {
-    if (t.target.name == name && t.status.ok()) return &t;
-  }
-  return nullptr;
+// A state's name in the report's tables, with its cache mode when the run
+// measured more than one.
+std::string Label(const BenchReport& r, const TargetResult& t) {
+  if (r.cache_mode.find(',') == std::string::npos) return t.target.name;
+  return t.target.name + " (" + t.target.cache_mode + ")";
 }
 
 }  // namespace
@@ -153,184 +154,6 @@ VariantFigures FiguresOf(const TargetResult& t, const VariantResult& v) {
   return f;
 }
 
-namespace {
-
-// The variant of `strategy` that ran with the flags' read-ahead: "auto", or
-// "auto/<mode>" in a --bench_readahead run.
-const VariantResult* WithFlagReadahead(const TargetResult& t, const BenchReport& r,
-                                       const std::string& strategy) {
-  const VariantResult* v = t.Find(strategy);
-  if (v != nullptr) return v;
-  return t.Find(strategy + "/" + fs::ReadaheadModeName(r.readahead.mode));
-}
-
-// The bounded-memory and cold-start targets: Windowed keeps InMemory's
-// throughput with a bounded window per thread; with read-ahead a cold open
-// is near the disk floor.
-void AddWindowedAndColdOpenTargets(const BenchReport& r, std::vector<TargetCheck>* out) {
-  constexpr double kMaxWindowPerThread = 4 << 20;
-  auto windowed = [&](const char* name, const char* desc, const std::string& group,
-                      const std::string& workload) {
-    TargetCheck c{name, desc, "", 0, 0.9, true, false, false};
-    for (const TargetResult& t : r.results) {
-      if (!t.status.ok()) continue;
-      if (!(workload.empty() ? t.target.group == group : t.target.name == workload)) continue;
-      if (t.target.encrypted) continue;
-      const VariantResult* w = WithFlagReadahead(t, r, "windowed");
-      const VariantResult* i = WithFlagReadahead(t, r, "inmemory");
-      if (!w || !i || i->records_per_cpu_s <= 0) continue;
-      const double x = w->records_per_cpu_s / i->records_per_cpu_s;
-      const double per_thread =
-          static_cast<double>(w->peak_buffer_bytes) / std::max(1, t.replay_threads);
-      // A window above 4 MiB per thread does not count as meeting it.
-      const double v = per_thread <= kMaxWindowPerThread ? x : 0;
-      if (!c.measured || v < c.value) {
-        c.value = v;
-        c.workload = t.target.name;
-      }
-      c.measured = true;
-    }
-    if (c.measured) c.met = c.value >= c.goal;
-    out->push_back(c);
-  };
-  windowed("windowed_vs_inmemory_g5",
-           "Windowed >= 0.9x InMemory records per CPU-second with <= 4 MiB peak buffer per "
-           "thread (G5, plain)",
-           "G5", "");
-  // G1-100k, as the other G1 targets: the 10k state's opens take too little
-  // CPU for a stable ratio.
-  windowed("windowed_vs_inmemory_g1_100k",
-           "Windowed >= 0.9x InMemory records per CPU-second with <= 4 MiB peak buffer per "
-           "thread (G1-100k)",
-           "", "G1-100k");
-  if (r.cache_mode != "cold" || r.readahead.mode == fs::ReadaheadMode::kNone) return;
-  auto cold = [&](const char* name, const char* desc, const std::string& w) {
-    TargetCheck c{name, desc, "", 0, 1.3, false, false, false};
-    const TargetResult* t = FindTarget(r, w);
-    const VariantResult* v = t ? WithFlagReadahead(*t, r, "auto") : nullptr;
-    if (t && v && t->Find("seq-floor")) {
-      c.workload = w + " (" + v->variant.name + ")";
-      c.value = FiguresOf(*t, *v).disk_floor_ratio;
-      c.measured = true;
-      c.met = c.value <= c.goal;
-    }
-    out->push_back(c);
-  };
-  cold("cold_open_disk_floor_g1_100k",
-       "cold open with the default read-ahead within 1.3x of the disk floor (auto, G1-100k)",
-       "G1-100k");
-  cold("cold_open_disk_floor_g4",
-       "cold open with the default read-ahead within 1.3x of the disk floor (auto, G4)",
-       "G4-2000x250");
-}
-
-}  // namespace
-
-std::vector<TargetCheck> EvaluateTargets(const BenchReport& r) {
-  std::vector<TargetCheck> out;
-  auto variant = [&](const std::string& workload, const char* v) -> const VariantResult* {
-    const TargetResult* t = FindTarget(r, workload);
-    return t ? t->Find(v) : nullptr;
-  };
-  auto add = [&](TargetCheck c) {
-    if (c.measured) c.met = c.higher_is_better ? c.value >= c.goal : c.value <= c.goal;
-    out.push_back(std::move(c));
-  };
-  auto speedup = [&](const char* name, const char* desc, const std::string& w, double goal) {
-    TargetCheck c{name, desc, "", 0, goal, true, false, false};
-    const TargetResult* t = FindTarget(r, w);
-    const VariantResult* v = variant(w, "inmemory");
-    if (t && v && t->Find("streaming")) {
-      c.workload = w;
-      c.value = FiguresOf(*t, *v).speedup_over_streaming;
-      c.measured = true;
-    }
-    add(c);
-  };
-  speedup("inmemory_speedup_g1_100k", "InMemory >= 4x faster than Streaming on G1-100k",
-          "G1-100k", 4);
-  speedup("inmemory_speedup_g4", "InMemory >= 10x faster than Streaming on G4", "G4-2000x250",
-          10);
-  speedup("encrypted_inmemory_speedup_g1_100k",
-          "Encrypted-InMemory >= 4x faster than encrypted Streaming (G1-100k-enc)",
-          "G1-100k-enc", 4);
-  {
-    TargetCheck c{"encrypted_vs_plain_inmemory_g1_100k",
-                  "Encrypted-InMemory within 1.3x of plain InMemory (wall, G1-100k)", "", 0, 1.3,
-                  false, false, false};
-    const VariantResult* e = variant("G1-100k-enc", "inmemory");
-    const VariantResult* p = variant("G1-100k", "inmemory");
-    if (e && p && p->wall_s.median > 0) {
-      c.workload = "G1-100k-enc / G1-100k";
-      c.value = e->wall_s.median / p->wall_s.median;
-      c.measured = true;
-    }
-    add(c);
-  }
-  {
-    // Files under the threshold: every workload but those that lower it.
-    TargetCheck c{"inmemory_syscalls_per_container",
-                  "metadata read syscalls <= 2 per container under the threshold (worst "
-                  "workload; the open's one-time key probe, one read, not counted)",
-                  "", 0, 2, false, false, false};
-    for (const TargetResult& t : r.results) {
-      if (!t.status.ok() || t.target.inmem_threshold_bytes != 0) continue;
-      const VariantResult* v = t.Find("inmemory");
-      if (!v) continue;
-      const double x = FiguresOf(t, *v).replay_syscalls_per_container;
-      if (!c.measured || x > c.value) {
-        c.value = x;
-        c.workload = t.target.name;
-      }
-      c.measured = true;
-    }
-    add(c);
-  }
-  {
-    TargetCheck c{"inmemory_syscall_reduction_g1",
-                  ">= 99.9% fewer metadata read syscalls than Streaming on G1 (worst G1 workload)",
-                  "", 0, 0.999, true, false, false};
-    for (const TargetResult& t : r.results) {
-      if (!t.status.ok() || t.target.group != "G1") continue;
-      const VariantResult* v = t.Find("inmemory");
-      if (!v || !t.Find("streaming")) continue;
-      const double x = FiguresOf(t, *v).syscall_reduction;
-      if (!c.measured || x < c.value) {
-        c.value = x;
-        c.workload = t.target.name;
-      }
-      c.measured = true;
-    }
-    add(c);
-  }
-  {
-    TargetCheck c{"inmemory_records_per_cpu_second_g1_100k",
-                  "InMemory >= 5 M records/s per thread (records per CPU-second, G1-100k)", "", 0,
-                  5e6, true, false, false};
-    const VariantResult* v = variant("G1-100k", "inmemory");
-    if (v) {
-      c.workload = "G1-100k";
-      c.value = v->records_per_cpu_s;
-      c.measured = true;
-    }
-    add(c);
-  }
-  {
-    TargetCheck c{"inmemory_floor_ratio_g1_100k",
-                  "InMemory within 3x of the floor (wall, G1-100k)", "", 0, 3, false, false, false};
-    const TargetResult* t = FindTarget(r, "G1-100k");
-    const VariantResult* v = variant("G1-100k", "inmemory");
-    if (t && v && t->Find("floor")) {
-      c.workload = "G1-100k";
-      c.value = FiguresOf(*t, *v).floor_ratio;
-      c.measured = true;
-    }
-    add(c);
-  }
-  AddWindowedAndColdOpenTargets(r, &out);
-  AddUpstream2026Targets(r, &out);
-  return out;
-}
 
 nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
   ojson j;
@@ -368,6 +191,7 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
     w["name"] = t.target.name;
     w["group"] = t.target.group;
     w["description"] = t.target.description;
+    w["cache_mode"] = t.target.cache_mode;
     w["encrypted"] = t.target.encrypted;
     w["data_dirs"] = t.target.data_dirs;
     w["ok"] = t.status.ok() && t.identical;
@@ -409,6 +233,10 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
       s["process_read_syscalls"] = first.process_read_syscalls;
       s["metadata_bytes_read"] = first.metadata_bytes_read;
       s["peak_buffer_bytes"] = v.peak_buffer_bytes;
+      if (v.peak_rss_bytes > 0) {
+        s["peak_rss_bytes"] = v.peak_rss_bytes;
+        s["base_rss_bytes"] = v.base_rss_bytes;
+      }
       s["records"] = first.records;
       s["records_per_cpu_s"] = v.records_per_cpu_s;
       s["speedup_over_streaming"] = f.speedup_over_streaming;
@@ -435,7 +263,8 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
                              {"user_s", m.user_s},
                              {"sys_s", m.sys_s},
                              {"metadata_read_syscalls", m.metadata_read_syscalls},
-                             {"peak_buffer_bytes", m.peak_buffer_bytes}});
+                             {"peak_buffer_bytes", m.peak_buffer_bytes},
+                             {"peak_rss_bytes", m.peak_rss_bytes}});
       }
       s["runs"] = runs;
       strategies.push_back(s);
@@ -458,6 +287,7 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
     targets.push_back(t);
   }
   j["targets"] = targets;
+  AddScalingJson(r, &j);
   return j;
 }
 
@@ -484,7 +314,7 @@ void ColdStartText(const BenchReport& r, std::ostringstream& o) {
     << "\n";
   for (const TargetResult& t : r.results) {
     if (!t.status.ok()) continue;
-    std::string label = t.target.name;
+    std::string label = Label(r, t);
     for (const VariantResult& v : t.variants) {
       if (v.runs.empty()) continue;
       const VariantFigures f = FiguresOf(t, v);
@@ -511,6 +341,27 @@ void ColdStartText(const BenchReport& r, std::ostringstream& o) {
   }
 }
 
+// Opens in fresh processes: each one's peak RSS, and what it is above the
+// resident set the child had before the open, per live block.
+void PeakRssText(const TargetResult& t, std::ostringstream& o) {
+  bool any = false;
+  for (const VariantResult& v : t.variants) any = any || v.peak_rss_bytes > 0;
+  if (!any) return;
+  o << "   peak RSS (a fresh process per open; above the base, per live block):";
+  for (const VariantResult& v : t.variants) {
+    if (v.peak_rss_bytes == 0) continue;
+    const double above =
+        static_cast<double>(v.peak_rss_bytes) - static_cast<double>(v.base_rss_bytes);
+    o << " " << v.variant.name << " " << Bytes(static_cast<double>(v.peak_rss_bytes)) << " (base "
+      << Bytes(static_cast<double>(v.base_rss_bytes));
+    if (t.digest.live_blocks > 0) {
+      o << ", " << Fmt("%.1f", above / static_cast<double>(t.digest.live_blocks)) << " B/block";
+    }
+    o << ")";
+  }
+  o << "\n";
+}
+
 }  // namespace
 
 std::string BenchReportText(const BenchReport& r) {
@@ -527,7 +378,7 @@ std::string BenchReportText(const BenchReport& r) {
        "rec/s/thr: records per CPU-second; floor: read each metadata file once + CRC-32C\n";
 
   for (const TargetResult& t : r.results) {
-    o << "\n== " << t.target.name;
+    o << "\n== " << Label(r, t);
     if (!t.target.description.empty()) o << ": " << t.target.description;
     o << "\n";
     if (!t.status.ok()) {
@@ -565,6 +416,7 @@ std::string BenchReportText(const BenchReport& r) {
         << Pad(f.speedup_over_streaming > 0 ? Fmt("%.2fx", f.speedup_over_streaming) : "-", 9)
         << Pad(f.floor_ratio > 0 ? Fmt("%.2f", f.floor_ratio) : "-", 8) << "\n";
     }
+    PeakRssText(t, o);
   }
 
   // One line per state: the figures a reader looks for first.
@@ -588,7 +440,7 @@ std::string BenchReportText(const BenchReport& r) {
       return v && !v->runs.empty() ? std::to_string(v->runs[0].metadata_read_syscalls)
                                    : std::string("-");
     };
-    o << "   " << Pad(t.target.name, 22, false) << Pad(ms(s), 13) << Pad(ms(i), 12) << Pad(sp(i), 9)
+    o << "   " << Pad(Label(r, t), 22, false) << Pad(ms(s), 13) << Pad(ms(i), 12) << Pad(sp(i), 9)
       << Pad(sp(a), 8) << Pad(sp(w), 9) << Pad(sc(s), 10) << Pad(sc(i), 9)
       << Pad(i ? Human(i->records_per_cpu_s) : "-", 11)
       << Pad(i ? Fmt("%.2f", FiguresOf(t, *i).floor_ratio) : "-", 10) << "\n";
@@ -596,6 +448,7 @@ std::string BenchReportText(const BenchReport& r) {
 
   Upstream2026Text(r, o);
   ColdStartText(r, o);
+  ScalingText(r, o);
 
   std::vector<TargetCheck> targets = EvaluateTargets(r);
   bool any = false;

@@ -136,6 +136,9 @@ struct BenchVariant {
   std::string strategy() const { return name.substr(0, name.find('/')); }
 };
 
+// The non-empty items of a comma-separated flag value, spaces dropped.
+std::vector<std::string> SplitBenchList(const std::string& spec);
+
 // The variants for a --bench_strategies list ("streaming,inmemory,auto,windowed,upstream2026";
 // windowed only when `windowed_available`); the floor is always added last.
 Status ParseBenchVariants(const std::string& spec, bool windowed_available,
@@ -172,6 +175,11 @@ struct RunMetrics {
   // check that the eviction worked); -1 when not measured.
   int64_t cached_bytes_at_start = -1;
   LiveSetDigest digest;  // opens only
+  // Opens in a fresh process (BenchRunOptions::fresh_process_per_open): the
+  // child's peak resident set (VmHWM after the open) and
+  // its resident set just before the open (the program's base); 0 otherwise.
+  uint64_t peak_rss_bytes = 0;
+  uint64_t base_rss_bytes = 0;
   uint32_t floor_crc = 0;  // floor only: xor of the files' CRCs (keeps the work)
   double cpu_s() const { return user_s + sys_s; }
 };
@@ -190,6 +198,8 @@ struct VariantResult {
   // busy replay thread, whatever the thread count. Median over runs.
   double records_per_cpu_s = 0;
   uint64_t peak_buffer_bytes = 0;  // max over runs
+  uint64_t peak_rss_bytes = 0;     // max over runs (0: not measured)
+  uint64_t base_rss_bytes = 0;     // of the run with the largest peak
 };
 
 // One state to measure.
@@ -197,13 +207,19 @@ struct BenchTarget {
   std::string name = "dirs";
   std::string group;
   std::string description;
+  // The page cache mode it was measured in (BenchCacheMode::name()).
+  std::string cache_mode;
   bool encrypted = false;
   std::vector<std::string> data_dirs;
   const ServerKey* server_key = nullptr;
   uint64_t inmem_threshold_bytes = 0;  // 0: the policy's (flags)
   int64_t max_container_blocks = 0;    // 0: the flag's
   bool generated = false;
-  fs::BlockWorkloadResult generated_result;  // when generated
+  // When generated: what the generator wrote, its live list dropped (the
+  // digest below stands for it, and a state of 10^8 records would keep
+  // gigabytes of it in every result).
+  fs::BlockWorkloadResult generated_result;
+  LiveSetDigest expected;  // DigestOfGenerated of the generator's result
   double generate_seconds = 0;
 };
 
@@ -242,9 +258,23 @@ struct BenchRunOptions {
   fs::ReplayPolicyOptions policy;  // from the flags; the choice is set per variant
   std::vector<BenchVariant> variants;
   BenchCacheMode* cache = nullptr;
+  // Every measured open runs in a fresh process (bench_child_open.h), as a
+  // server start does, so that its peak RSS is the open's alone.
+  bool fresh_process_per_open = false;
   // Progress lines (stderr); may be empty.
   std::function<void(const std::string&)> progress;
 };
+
+// The replay policy `target` is opened with: `policy` (the flags') with the
+// target's in-memory threshold when it sets one.
+fs::ReplayPolicyOptions PolicyOfTarget(const fs::ReplayPolicyOptions& policy,
+                                       const BenchTarget& target);
+
+// One open of `target` as `v` with `policy`, in this process: its metrics,
+// and its live set digest (outside the timing). `*usage_error` is set when
+// the open refused the dirs or the key.
+Status MeasureOpen(const BenchTarget& target, const fs::ReplayPolicyOptions& policy,
+                   int threads_per_dir, const BenchVariant& v, RunMetrics* m, bool* usage_error);
 
 // Measures `target`: for repetition r the variants run in order rotated by
 // r (interleaved, so drift spreads over every variant). Fills `out` and

@@ -39,15 +39,19 @@
 #include <glog/logging.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kudu/tools/bench_report.h"
 #include "kudu/tools/bench_runner.h"
+#include "kudu/tools/bench_child_open.h"
+#include "kudu/tools/bench_scaling.h"
 #include "kudu/tools/bench_workloads.h"
 #include "kudu/tools/tool_action.h"
 #include "kudu/tools/tool_flags.h"
@@ -86,7 +90,14 @@ DEFINE_string(bench_cache_mode, "warm",
               "read once before a state's first run) or 'cold' (before every run: sync and "
               "echo 3 > /proc/sys/vm/drop_caches, or where that is not allowed "
               "posix_fadvise(DONTNEED) on every file of the state; checked with mincore; the "
-              "report says which). Cold runs also measure the disk floor, seq-floor");
+              "report says which), or both, 'warm,cold': every state measured warm, then cold. "
+              "Cold runs also measure the disk floor, seq-floor. Left at its default, the "
+              "server-scale workloads (S) and --bench_scaling are measured warm and cold");
+DEFINE_bool(bench_peak_rss, false,
+            "bench: run every measured open in a fresh process (the bench starts itself once "
+            "per open, as a server start is one process) and report its peak RSS (the child's "
+            "VmHWM) and the resident set it started the open with. Left at its default, on "
+            "for the server-scale workloads (S) and --bench_scaling");
 DEFINE_string(bench_readahead, "",
               "bench: comma-separated read-ahead modes (none, fadvise) to open every "
               "state with, side by side in the same repetitions (variants named "
@@ -95,6 +106,10 @@ DEFINE_string(bench_readahead, "",
 DEFINE_string(bench_json_out, "",
               "bench: also write the JSON report to this file (whatever --format says), "
               "e.g. for scripts/plot_bench.sh");
+DEFINE_string(bench_csv_out, "",
+              "bench: also write one CSV row per open and floor of every state to this file "
+              "(workload, cache mode, strategy, sizes, wall and CPU seconds, peak RSS), e.g. "
+              "for scripts/plot_scaling.sh");
 DEFINE_bool(bench_warmup, true,
             "bench: one untimed open before a state's measured runs");
 
@@ -109,7 +124,8 @@ void Progress(const std::string& line) { std::cerr << "bench: " << line << std::
 
 // The one line a state gets once measured (each run's line with --v=1).
 void ReportMeasured(const BenchRunOptions& run, const TargetResult& r) {
-  Progress(r.target.name + ": measured " + std::to_string(run.variants.size()) +
+  Progress(r.target.name + ": measured " + r.target.cache_mode + ", " +
+           std::to_string(run.variants.size()) +
            " strategies x " + std::to_string(run.repetitions) + " repetitions" +
            (r.status.ok() ? std::string() : ": " + r.status.ToString()));
 }
@@ -133,6 +149,7 @@ Status MakeBenchRoot(std::string* path) {
 
 int RunBench(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("fs bench: unexpected argument '" + args[0] + "'");
+  if (IsBenchOpenChild()) return RunBenchOpenChild();
   const auto start = std::chrono::steady_clock::now();
   OutputFormat format;
   Status s = ParseOutputFormat(&format);
@@ -163,11 +180,67 @@ int RunBench(const std::vector<std::string>& args) {
   if (!s.ok()) return UsageError(s.message());
   s = ApplyBenchReadahead(FLAGS_bench_readahead, &run.variants);
   if (!s.ok()) return UsageError(s.message());
-  std::unique_ptr<BenchCacheMode> cache;
-  s = NewBenchCacheMode(FLAGS_bench_cache_mode, &cache);
-  if (!s.ok()) return UsageError("--bench_cache_mode: " + s.message());
-  if (cache->cold()) AddSeqFloor(&run.variants);
-  run.cache = cache.get();
+  // The cache modes each state is measured in: the flag's, or when it is
+  // left at its default, warm and cold for the server-scale states.
+  const bool cache_mode_given = !gflags::GetCommandLineFlagInfoOrDie("bench_cache_mode").is_default;
+  const bool peak_rss_given = !gflags::GetCommandLineFlagInfoOrDie("bench_peak_rss").is_default;
+  std::vector<std::unique_ptr<BenchCacheMode>> caches;
+  for (const char* name : {"warm", "cold"}) {
+    std::unique_ptr<BenchCacheMode> c;
+    CHECK(NewBenchCacheMode(name, &c).ok());
+    caches.push_back(std::move(c));
+  }
+  std::vector<BenchCacheMode*> flag_caches;
+  for (const std::string& item : SplitBenchList(FLAGS_bench_cache_mode)) {
+    std::unique_ptr<BenchCacheMode> probe;
+    s = NewBenchCacheMode(item, &probe);
+    if (!s.ok()) return UsageError("--bench_cache_mode: " + s.message());
+    BenchCacheMode* c = item == "warm" ? caches[0].get() : caches[1].get();
+    if (std::find(flag_caches.begin(), flag_caches.end(), c) == flag_caches.end()) {
+      flag_caches.push_back(c);
+    }
+  }
+  if (flag_caches.empty()) return UsageError("--bench_cache_mode names no cache mode");
+  const std::vector<BenchCacheMode*> both_caches = {caches[0].get(), caches[1].get()};
+  // Server scale: the S workloads and the sweep.
+  auto caches_for = [&](bool server_scale) {
+    return server_scale && !cache_mode_given ? both_caches : flag_caches;
+  };
+  auto fresh_process_for = [&](bool server_scale) {
+    return peak_rss_given ? FLAGS_bench_peak_rss : server_scale;
+  };
+  const bool scaling = ScalingSweepRequested();
+  if (scaling && gflags::GetCommandLineFlagInfoOrDie("bench_strategies").is_default) {
+    s = ParseBenchVariants("auto,streaming", report.policy.window_bytes > 0, &run.variants);
+    CHECK(s.ok()) << s.ToString();
+    s = ApplyBenchReadahead(FLAGS_bench_readahead, &run.variants);
+    if (!s.ok()) return UsageError(s.message());
+  }
+  std::vector<std::string> modes_used;
+  // Measures `t` in every cache mode it gets, one result each.
+  auto measure = [&](const BenchTarget& t, bool server_scale) {
+    for (BenchCacheMode* c : caches_for(server_scale)) {
+      BenchRunOptions r = run;
+      r.cache = c;
+      if (c->cold()) AddSeqFloor(&r.variants);
+      r.fresh_process_per_open = fresh_process_for(server_scale);
+      if (std::find(modes_used.begin(), modes_used.end(), c->name()) == modes_used.end()) {
+        modes_used.push_back(c->name());
+      }
+      for (const BenchVariant& v : r.variants) {
+        if (std::find(report.variants.begin(), report.variants.end(), v.name) ==
+            report.variants.end()) {
+          report.variants.push_back(v.name);
+        }
+      }
+      TargetResult result;
+      RunBenchTarget(r, t, &result);
+      ReportMeasured(r, result);
+      report.results.push_back(std::move(result));
+      if (report.results.back().usage_error) return false;
+    }
+    return true;
+  };
 
   ServerKey key;
   bool have_key = false;
@@ -176,8 +249,6 @@ int RunBench(const std::vector<std::string>& args) {
 
   report.repetitions = run.repetitions;
   report.threads_per_dir = run.threads_per_dir;
-  report.cache_mode = cache->name();
-  for (const BenchVariant& v : run.variants) report.variants.push_back(v.name);
 
   // The opens log two INFO lines each; keep stderr to the bench's progress
   // unless --minloglevel was given.
@@ -202,11 +273,7 @@ int RunBench(const std::vector<std::string>& args) {
         return UsageError("data dir " + d + " does not exist or is not a directory");
       }
     }
-    TargetResult result;
-    RunBenchTarget(run, t, &result);
-    ReportMeasured(run, result);
-    if (result.usage_error) return UsageError(result.status.ToString());
-    report.results.push_back(std::move(result));
+    if (!measure(t, false)) return UsageError(report.results.back().status.ToString());
   } else {
     if (!have_key) {
       CHECK(ServerKey::FromHex(kDefaultBenchKeyHex, &key).ok());
@@ -217,8 +284,9 @@ int RunBench(const std::vector<std::string>& args) {
     sizing.min_block_size = std::max<uint64_t>(1, FLAGS_bench_min_block_size);
     sizing.max_block_size = std::max(sizing.min_block_size, FLAGS_bench_max_block_size);
     std::vector<BenchWorkload> workloads;
-    s = SelectWorkloads(ReferenceWorkloads(sizing), FLAGS_bench_workloads, FLAGS_bench_encryption,
-                        &workloads);
+    s = scaling ? ScalingWorkloads(&workloads)
+                : SelectWorkloads(ReferenceWorkloads(sizing), FLAGS_bench_workloads,
+                                  FLAGS_bench_encryption, &workloads);
     if (!s.ok()) return UsageError(s.message());
     report.generated = true;
     report.scale = sizing.scale;
@@ -241,32 +309,33 @@ int RunBench(const std::vector<std::string>& args) {
       t.generated = true;
       GeneratedState g;
       s = GenerateWorkload(w, sizing, report.data_root, &key, FLAGS_bench_seed, &g);
-      TargetResult result;
       if (!s.ok()) {
+        TargetResult result;
         result.target = t;
         result.status = s;
         Progress(w.name + ": " + s.ToString());
+        report.results.push_back(std::move(result));
       } else {
         t.data_dirs = g.data_dirs;
         t.generate_seconds = g.seconds;
+        t.expected = DigestOfGenerated(g.result);
         t.generated_result = std::move(g.result);
+        const size_t live_blocks = t.generated_result.live.size();
+        t.generated_result.live.clear();
+        t.generated_result.live.shrink_to_fit();
         char line[200];
         std::snprintf(line, sizeof(line),
                       "generated %llu containers, %llu live blocks, %llu metadata bytes in %.2f s",
                       static_cast<unsigned long long>(t.generated_result.containers),
-                      static_cast<unsigned long long>(t.generated_result.live.size()),
+                      static_cast<unsigned long long>(live_blocks),
                       static_cast<unsigned long long>(t.generated_result.metadata_bytes),
                       t.generate_seconds);
         Progress(w.name + ": " + line);
-        RunBenchTarget(run, t, &result);
-        ReportMeasured(run, result);
-        result.target.generated_result.live.clear();  // not needed any more
-        result.target.generated_result.live.shrink_to_fit();
+        measure(t, w.group == "S" || scaling);
       }
       if (!FLAGS_bench_keep_generated) {
         env::DeleteRecursively(env::JoinPath(report.data_root, w.name));
       }
-      report.results.push_back(std::move(result));
     }
     if (FLAGS_bench_keep_generated) {
       Progress("kept the generated data dirs in " + report.data_root);
@@ -285,7 +354,15 @@ int RunBench(const std::vector<std::string>& args) {
     }
   }
   // Known once a state was prepared (the cold mode decides how it evicts).
-  report.cache_description = cache->description();
+  if (modes_used.empty()) {
+    for (const BenchCacheMode* c : flag_caches) modes_used.push_back(c->name());
+  }
+  for (const std::string& m : modes_used) {
+    const BenchCacheMode* c = m == "warm" ? caches[0].get() : caches[1].get();
+    report.cache_mode += (report.cache_mode.empty() ? "" : ",") + m;
+    report.cache_description += (report.cache_description.empty() ? "" : "; ") +
+                                (modes_used.size() > 1 ? m + ": " : "") + c->description();
+  }
   if (getloadavg(report.machine.load_after, 3) < 0) report.machine.load_after[0] = -1;
   report.total_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -295,6 +372,13 @@ int RunBench(const std::vector<std::string>& args) {
     out << BenchReportJson(report).dump(2) << std::endl;
     if (!out) {
       std::cerr << "kudu: error: cannot write " << FLAGS_bench_json_out << std::endl;
+      report.ok = false;
+    }
+  }
+  if (!FLAGS_bench_csv_out.empty()) {
+    s = WriteBenchCsv(report, FLAGS_bench_csv_out);
+    if (!s.ok()) {
+      std::cerr << "kudu: error: " << s.ToString() << std::endl;
       report.ok = false;
     }
   }

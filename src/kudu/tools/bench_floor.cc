@@ -1,0 +1,143 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+#include "kudu/tools/bench_floor.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "kudu/util/crc32c.h"
+#include "kudu/util/file.h"
+#include "kudu/util/thread_pool.h"
+
+namespace kudu {
+namespace tools {
+
+BenchStopwatch::BenchStopwatch()
+    : wall_(std::chrono::steady_clock::now()),
+      cpu_(ProcessCpuTimes()),
+      reads_(GlobalReadSyscalls()) {}
+
+void BenchStopwatch::Stop(RunMetrics* m) const {
+  const auto wall = std::chrono::steady_clock::now();
+  const CpuTimes cpu = ProcessCpuTimes();
+  m->wall_s = std::chrono::duration<double>(wall - wall_).count();
+  m->user_s = cpu.user - cpu_.user;
+  m->sys_s = cpu.sys - cpu_.sys;
+  m->process_read_syscalls = GlobalReadSyscalls() - reads_;
+}
+
+namespace {
+
+// One file of a floor: opened, read whole with one read into `*buf` (grown
+// as needed, reused across files), CRC-32C'd into `*crc`; its read syscalls
+// and bytes added to `*reads` and `*bytes`.
+class FloorFileReader {
+ public:
+  Status Read(const std::string& path, uint32_t* crc, uint64_t* reads, uint64_t* bytes) {
+    std::unique_ptr<RandomAccessFile> file;
+    RETURN_NOT_OK(RandomAccessFile::Open(path, nullptr, &file));
+    const size_t n = file->size();
+    if (n > cap_) {
+      buf_.reset(new uint8_t[n]);
+      cap_ = n;
+    }
+    Status s = file->ReadRaw(0, buf_.get(), n);
+    if (s.ok()) *crc ^= crc::Crc32c(buf_.get(), n);
+    *reads += file->stats().read_syscalls;
+    *bytes += file->stats().bytes_read;
+    return s;
+  }
+
+ private:
+  std::unique_ptr<uint8_t[]> buf_;
+  size_t cap_ = 0;
+};
+
+}  // namespace
+
+Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
+                    int threads_per_dir, RunMetrics* m) {
+  std::vector<std::vector<const MetadataFileRef*>> by_dir(num_dirs);
+  for (const MetadataFileRef& f : files) by_dir[f.dir_index].push_back(&f);
+  std::atomic<uint64_t> reads{0}, bytes{0};
+  std::atomic<uint32_t> crc{0};
+  std::mutex err_mu;
+  Status first_error;
+
+  BenchStopwatch sw;
+  {
+    std::vector<std::unique_ptr<ThreadPool>> pools;
+    std::vector<std::unique_ptr<std::atomic<size_t>>> cursors;
+    for (size_t d = 0; d < by_dir.size(); d++) {
+      if (by_dir[d].empty()) continue;
+      const int threads =
+          std::max(1, std::min<int>(threads_per_dir, static_cast<int>(by_dir[d].size())));
+      pools.emplace_back(new ThreadPool("bench-floor-" + std::to_string(d), threads));
+      cursors.emplace_back(new std::atomic<size_t>(0));
+      const std::vector<const MetadataFileRef*>* work = &by_dir[d];
+      std::atomic<size_t>* cursor = cursors.back().get();
+      for (int t = 0; t < threads; t++) {
+        pools.back()->Submit([work, cursor, &reads, &bytes, &crc, &err_mu, &first_error] {
+          FloorFileReader reader;
+          uint32_t local_crc = 0;
+          uint64_t local_reads = 0, local_bytes = 0;
+          while (true) {
+            const size_t k = cursor->fetch_add(1);
+            if (k >= work->size()) break;
+            Status s = reader.Read((*work)[k]->path, &local_crc, &local_reads, &local_bytes);
+            if (!s.ok()) {
+              std::lock_guard<std::mutex> l(err_mu);
+              if (first_error.ok()) first_error = s;
+            }
+          }
+          crc.fetch_xor(local_crc, std::memory_order_relaxed);
+          reads.fetch_add(local_reads, std::memory_order_relaxed);
+          bytes.fetch_add(local_bytes, std::memory_order_relaxed);
+        });
+      }
+    }
+    for (auto& p : pools) p->Wait();
+  }
+  sw.Stop(m);
+  m->metadata_read_syscalls = reads.load();
+  m->metadata_bytes_read = bytes.load();
+  m->floor_crc = crc.load();
+  return first_error;
+}
+
+Status MeasureSeqFloor(const std::vector<MetadataFileRef>& files, RunMetrics* m) {
+  FloorFileReader reader;
+  uint32_t crc = 0;
+  uint64_t reads = 0, bytes = 0;
+  Status first_error;
+  BenchStopwatch sw;
+  for (const MetadataFileRef& f : files) {
+    Status s = reader.Read(f.path, &crc, &reads, &bytes);
+    if (!s.ok() && first_error.ok()) first_error = s;
+  }
+  sw.Stop(m);
+  m->metadata_read_syscalls = reads;
+  m->metadata_bytes_read = bytes;
+  m->floor_crc = crc;
+  return first_error;
+}
+
+}  // namespace tools
+}  // namespace kudu
