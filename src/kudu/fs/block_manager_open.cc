@@ -315,11 +315,16 @@ void Repair(const ServerKey* key, ReplayStats* stats, OpenResult* result) {
 
 // The block map sized once for every CREATE record the files can hold, so
 // that merges do not rehash it shard by shard as it fills (allocated once
-// the replay threads run).
+// the replay threads run). Estimated file by file, as the merges note each
+// container's share (BlockMap::NoteReplayed): the cap on one file's estimate
+// must not cap the whole map, or a server with more live blocks than one
+// file could hold would grow every shard while it merges.
 void ReserveBlockMap(const std::vector<ContainerInfo>& containers, BlockMap* map) {
-  uint64_t payload = 0;
-  for (const ContainerInfo& c : containers) payload += MetadataPayloadBytes(c);
-  map->Reserve(EstimatedCreateRecords(payload));
+  uint64_t records = 0;
+  for (const ContainerInfo& c : containers) {
+    records += EstimatedCreateRecords(MetadataPayloadBytes(c));
+  }
+  map->Reserve(records);
 }
 
 }  // namespace
