@@ -83,14 +83,16 @@ std::vector<KeptDeadBlock> ContainerReplayState::DeadBlocksCompactionKeeps() con
   };
   // The dead block that sets the next write offset, unless a live block (or
   // the encryption header) reaches as far: then the offset survives anyway.
-  uint64_t live_reach = AlignUp(data_start_);
-  live_.ForEach([&](uint64_t, const BlockLocation& loc) {
-    const uint64_t end = AlignUp(static_cast<uint64_t>(loc.offset) +
-                                 static_cast<uint64_t>(loc.length));
-    if (end > live_reach) live_reach = end;
-  });
-  if (live_reach < next_write_offset_ && dead(last_at_next_offset_)) {
-    kept.push_back(last_at_next_offset_);
+  // Usually that block is still live, and the walk over every live block
+  // is not needed.
+  if (dead(last_at_next_offset_)) {
+    uint64_t live_reach = AlignUp(data_start_);
+    live_.ForEach([&](uint64_t, const BlockLocation& loc) {
+      const uint64_t end = AlignUp(static_cast<uint64_t>(loc.offset) +
+                                   static_cast<uint64_t>(loc.length));
+      if (end > live_reach) live_reach = end;
+    });
+    if (live_reach < next_write_offset_) kept.push_back(last_at_next_offset_);
   }
   // The dead block of the highest id: with it live, no live id is below it.
   if (dead(last_of_max_id_) && live_.Find(max_block_id_) == nullptr &&
