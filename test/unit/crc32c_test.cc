@@ -48,6 +48,24 @@ TEST(Crc32cTest, HardwareMatchesSoftwareOnEveryLength) {
   }
 }
 
+// Crc32c and Crc32cExtend run the inlined instruction loop, not the
+// out-of-line functions above: every length up to a few words and every
+// tail shape, from the start and continued.
+TEST(Crc32cTest, InlinePathMatchesSoftwareOnEveryLength) {
+  std::mt19937 rng(7);
+  std::vector<uint8_t> buf(256 + 8);
+  for (auto& b : buf) b = static_cast<uint8_t>(rng());
+  for (size_t len = 0; len <= 256; len++) {
+    for (size_t misalign = 0; misalign < 8; misalign++) {
+      const uint8_t* p = buf.data() + misalign;
+      ASSERT_EQ(Crc32cSoftware(0, p, len), Crc32c(p, len))
+          << "length " << len << " misalignment " << misalign;
+      ASSERT_EQ(Crc32cSoftware(0x12345678u, p, len), Crc32cExtend(0x12345678u, p, len))
+          << "length " << len << " misalignment " << misalign;
+    }
+  }
+}
+
 TEST(Crc32cTest, ExtendEqualsWhole) {
   std::string s = "the quick brown fox jumps over the lazy dog";
   for (size_t cut = 0; cut <= s.size(); cut++) {

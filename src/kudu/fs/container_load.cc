@@ -149,13 +149,18 @@ bool ApplyClass(const ContainerReplayState& state, const ClassificationRules& ru
   facts.live_blocks = state.live_count();
   facts.live_bytes_aligned = state.live_bytes_aligned() + HeaderLiveBytesAligned(*c, state);
   facts.dead_blocks_kept = c->kept_dead_blocks.size();
-  if (c->has_data) {
+  Classification cls = ClassifyContainer(facts, rules);
+  // The allocated size only matters to the extra-space rule, which only
+  // full containers have: most containers of a server are not full, and
+  // asking for it would be one more system call for each of them. Whether
+  // a container is full does not depend on it.
+  if ((cls.data_full || cls.metadata_full) && c->has_data) {
     // Without it the extra-space rule sees none; the open goes on.
     if (env::GetFileAllocatedSize(c->data_path, &c->data_allocated_bytes).ok()) {
       facts.data_allocated_bytes = c->data_allocated_bytes;
+      cls = ClassifyContainer(facts, rules);
     }
   }
-  const Classification cls = ClassifyContainer(facts, rules);
   if (cls.cls == ContainerClass::kIncomplete) {
     c->incomplete = true;
     c->incomplete_reason = IncompleteReasonText(cls.incomplete_reason);

@@ -23,8 +23,10 @@
 
 #include <cstdint>
 #include <string>
+#include <typeinfo>
 
 #include "kudu/fs/block_record_parser.h"
+#include "kudu/fs/container_replay_state.h"
 #include "kudu/fs/fs.pb.h"
 #include "kudu/fs/replay_outcome.h"
 #include "kudu/util/pb_container_reader.h"
@@ -105,6 +107,17 @@ ReplayOutcome ForEachBlockRecord(Source* source, BlockRecordPB* fallback, OnReco
 // What every strategy runs: the loop, feeding `sink`.
 template <class Source>
 ReplayOutcome ReplayRecordsFrom(Source* source, BlockRecordPB* fallback, BlockRecordSink* sink) {
+  // The open's sink is a ContainerReplayState: its record semantics are
+  // inlined into the loop instead of called through the interface once per
+  // record. Any other sink (one that captures the stream, a subclass) is
+  // called through the interface.
+  if (typeid(*sink) == typeid(ContainerReplayState)) {
+    ContainerReplayState* state = static_cast<ContainerReplayState*>(sink);
+    return ForEachBlockRecord(source, fallback,
+                              [state](const BlockRecord& record, uint64_t offset, Slice) {
+                                state->Apply(record, offset);
+                              });
+  }
   return ForEachBlockRecord(source, fallback,
                             [sink](const BlockRecord& record, uint64_t offset, Slice) {
                               sink->OnRecord(record, offset);

@@ -47,9 +47,7 @@ uint32_t Fixed32Software(uint32_t v) {
   return Crc32cSoftware(0, bytes, 4);
 }
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) uint32_t Fixed32Hardware(uint32_t v) {
-  return ~__builtin_ia32_crc32si(~0u, v);
-}
+uint32_t Fixed32Hardware(uint32_t v) { return internal::HardwareCrc32cFixed32Inline(v); }
 #else
 uint32_t Fixed32Hardware(uint32_t v) { return Fixed32Software(v); }
 #endif
@@ -76,27 +74,8 @@ uint32_t Crc32cSoftware(uint32_t crc, const void* data, size_t n) {
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) uint32_t Crc32cHardware(uint32_t crc, const void* data,
-                                                          size_t n) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  uint64_t c = ~crc;
-  while (n >= 8) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    c = __builtin_ia32_crc32di(c, v);
-    p += 8;
-    n -= 8;
-  }
-  uint32_t c32 = static_cast<uint32_t>(c);
-  if (n >= 4) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    c32 = __builtin_ia32_crc32si(c32, v);
-    p += 4;
-    n -= 4;
-  }
-  while (n--) c32 = __builtin_ia32_crc32qi(c32, *p++);
-  return ~c32;
+uint32_t Crc32cHardware(uint32_t crc, const void* data, size_t n) {
+  return internal::HardwareCrc32cInline(crc, static_cast<const uint8_t*>(data), n);
 }
 
 bool HardwareCrc32cAvailable() { return __builtin_cpu_supports("sse4.2"); }
@@ -112,6 +91,7 @@ uint32_t (*const kCrc32cImpl)(uint32_t, const void*, size_t) =
     HardwareCrc32cAvailable() ? &Crc32cHardware : &Crc32cSoftware;
 uint32_t (*const kCrc32cFixed32Impl)(uint32_t) =
     HardwareCrc32cAvailable() ? &Fixed32Hardware : &Fixed32Software;
+extern const bool kHardwareCrc32c = HardwareCrc32cAvailable();
 }  // namespace internal
 
 }  // namespace crc

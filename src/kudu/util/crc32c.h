@@ -30,20 +30,73 @@ namespace internal {
 // The implementation the CPU supports, chosen once at start-up.
 extern uint32_t (*const kCrc32cImpl)(uint32_t, const void*, size_t);
 extern uint32_t (*const kCrc32cFixed32Impl)(uint32_t);
+// Whether the CPU has SSE4.2's crc32 (false until static initialisation
+// has asked, which only selects the software path meanwhile).
+extern const bool kHardwareCrc32c;
+
+#if defined(__x86_64__)
+// The crc32 instruction loop, in inline assembly: a function compiled for
+// SSE4.2 cannot be inlined into code compiled for the base x86-64 set, and
+// the record reader checks two CRCs per record, each as short as a record
+// body, where the call and the indirect jump cost as much as the loop.
+// Only run when kHardwareCrc32c is true.
+__attribute__((always_inline)) inline uint32_t HardwareCrc32cInline(uint32_t crc,
+                                                                  const uint8_t* p, size_t n) {
+  uint64_t c = ~crc;
+  while (n >= 8) {
+    uint64_t v;
+    __builtin_memcpy(&v, p, 8);
+    __asm__("crc32q %1, %0" : "+r"(c) : "rm"(v));
+    p += 8;
+    n -= 8;
+  }
+  uint32_t c32 = static_cast<uint32_t>(c);
+  if (n >= 4) {
+    uint32_t v;
+    __builtin_memcpy(&v, p, 4);
+    __asm__("crc32l %1, %0" : "+r"(c32) : "rm"(v));
+    p += 4;
+    n -= 4;
+  }
+  while (n > 0) {
+    const uint8_t v = *p++;
+    __asm__("crc32b %1, %0" : "+r"(c32) : "rm"(v));
+    n--;
+  }
+  return ~c32;
+}
+
+__attribute__((always_inline)) inline uint32_t HardwareCrc32cFixed32Inline(uint32_t v) {
+  uint32_t c = ~0u;
+  __asm__("crc32l %1, %0" : "+r"(c) : "rm"(v));
+  return ~c;
+}
+#endif
 }  // namespace internal
 
-// CRC-32C of data[0, n). Equivalent to Crc32cExtend(0, data, n). Inline:
-// one indirect call per record body, not two calls.
-inline uint32_t Crc32c(const void* data, size_t n) { return internal::kCrc32cImpl(0, data, n); }
+// Continues a CRC: Crc32cExtend(Crc32c(a), b) == Crc32c(a || b).
+inline uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t n) {
+#if defined(__x86_64__)
+  if (__builtin_expect(internal::kHardwareCrc32c, 1)) {
+    return internal::HardwareCrc32cInline(crc, static_cast<const uint8_t*>(data), n);
+  }
+#endif
+  return internal::kCrc32cImpl(crc, data, n);
+}
+
+// CRC-32C of data[0, n). Equivalent to Crc32cExtend(0, data, n).
+inline uint32_t Crc32c(const void* data, size_t n) { return Crc32cExtend(0, data, n); }
 
 // CRC-32C of the four little-endian bytes of `v`: what the v2 record
 // format stores for each record's length. One instruction with SSE4.2,
 // without the general function's loop (it runs once per record).
-inline uint32_t Crc32cFixed32(uint32_t v) { return internal::kCrc32cFixed32Impl(v); }
-
-// Continues a CRC: Crc32cExtend(Crc32c(a), b) == Crc32c(a || b).
-inline uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t n) {
-  return internal::kCrc32cImpl(crc, data, n);
+inline uint32_t Crc32cFixed32(uint32_t v) {
+#if defined(__x86_64__)
+  if (__builtin_expect(internal::kHardwareCrc32c, 1)) {
+    return internal::HardwareCrc32cFixed32Inline(v);
+  }
+#endif
+  return internal::kCrc32cFixed32Impl(v);
 }
 
 // Both implementations, exposed so tests can check they agree.
