@@ -26,6 +26,7 @@
 
 #include "kudu/fs/container_replay_state.h"
 #include "kudu/fs/container_replayer.h"
+#include "kudu/fs/data_file_header.h"
 #include "kudu/fs/fs.pb.h"
 #include "kudu/util/env.h"
 #include "kudu/util/pb_container_format.h"
@@ -225,6 +226,7 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
                                      " is missing)"));
     return {};
   }
+  if (!CheckDataFileHeader(c)) return {};
   std::unique_ptr<RandomAccessFile> file = OpenMetadata(c, key);
   if (file == nullptr) return {};
   // Without a data file, bounds against its size mean nothing: replay the
