@@ -226,9 +226,11 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
                                      " is missing)"));
     return {};
   }
-  if (!CheckDataFileHeader(c)) return {};
+  // After the metadata file's own encryption header: a key misuse shows
+  // there first (DetectKeyMisuse), not as damage of every data file.
   std::unique_ptr<RandomAccessFile> file = OpenMetadata(c, key);
   if (file == nullptr) return {};
+  if (!CheckDataFileHeader(c)) return {};
   // Without a data file, bounds against its size mean nothing: replay the
   // records as they are to learn whether they leave live blocks (an error:
   // the blocks' bytes are gone) or not (an incomplete container).
