@@ -425,6 +425,111 @@ TEST_P(LbmCorruptorTest, EncryptionHeaderDamageIsFatalAtOffsetZero) {
   EXPECT_EQ(0u, inj.offset);
 }
 
+// §4.1, last row: an encrypted data file beside a replayable metadata file
+// must hold a valid encryption header. Each damage makes its container
+// corrupt: one corruption entry naming the data file at offset 0, counted
+// only in corrupt_containers (its live blocks and bytes, the header's 64
+// included, leave the totals), and no repair touches any file.
+TEST_P(LbmCorruptorTest, EncryptedDataFileWithoutAValidHeaderIsACorruptContainer) {
+  struct Case {
+    std::string name;
+    std::function<Status(LbmCorruptor*, Injected*)> inject;
+  };
+  std::vector<Case> cases;
+  for (uint64_t size : {0, 1, 63}) {
+    cases.push_back({"truncated to " + std::to_string(size), [size](LbmCorruptor* c, Injected* i) {
+                       return c->TruncateDataFileBelowHeader(size, i);
+                     }});
+  }
+  cases.push_back({"magic", [](LbmCorruptor* c, Injected* i) {
+                     return c->DamageDataFileHeader(DataHeaderPart::kMagic, i);
+                   }});
+  cases.push_back({"algorithm", [](LbmCorruptor* c, Injected* i) {
+                     return c->DamageDataFileHeader(DataHeaderPart::kAlgorithm, i);
+                   }});
+  if (!encrypted()) {
+    LbmCorruptor corruptor(CorruptorOptions());
+    ASSERT_OK(corruptor.Init());
+    for (const Case& tc : cases) EXPECT_TRUE(tc.inject(&corruptor, nullptr).IsIllegalState()) << tc.name;
+    return;
+  }
+  fs::OpenResult clean;
+  Open(&clean);
+  ASSERT_TRUE(clean.ok()) << clean.status.ToString();
+  const fs::FsReportTotals before = fs::ComputeReportTotals(clean);
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    TempDir copy;
+    std::vector<std::string> saved = roots_;
+    for (size_t i = 0; i < roots_.size(); i++) {
+      ASSERT_OK(CopyTree(saved[i], copy.Join("root" + std::to_string(i))));
+      roots_[i] = copy.Join("root" + std::to_string(i));
+    }
+    LbmCorruptor corruptor(CorruptorOptions());
+    ASSERT_OK(corruptor.Init());
+    Injected inj;
+    ASSERT_OK(tc.inject(&corruptor, &inj));
+    EXPECT_EQ(0u, inj.offset);
+    const uint64_t data_size = FileSizeOrDie(inj.file);
+    const std::string metadata = Slurp(inj.container + ".metadata");
+    fs::OpenResult r;
+    Open(&r);
+    ExpectProblemAt(r, inj, fs::ContainerProblem::Kind::kCorruption);
+    const fs::ContainerInfo* c = Find(r, inj.container);
+    ASSERT_NE(nullptr, c);
+    ASSERT_EQ(1u, c->problems.size());
+    EXPECT_EQ(inj.file, c->problems[0].file);
+    EXPECT_TRUE(Contains(c->problems[0].status.ToString(), inj.file + ": offset "))
+        << c->problems[0].status.ToString();
+    EXPECT_FALSE(c->counted());
+    const fs::ContainerInfo* was = nullptr;
+    for (const fs::ContainerInfo& x : clean.containers) {
+      if (x.path.substr(x.path.rfind('/')) == inj.container.substr(inj.container.rfind('/'))) was = &x;
+    }
+    ASSERT_NE(nullptr, was);
+    const fs::FsReportTotals t = fs::ComputeReportTotals(r);
+    EXPECT_EQ(1u, t.corrupt_containers);
+    EXPECT_EQ(before.containers - 1, t.containers);
+    EXPECT_EQ(before.live_blocks - was->live_blocks, t.live_blocks);
+    EXPECT_EQ(before.live_bytes - was->live_bytes, t.live_bytes);
+    EXPECT_EQ(before.live_bytes_aligned - was->live_bytes_aligned, t.live_bytes_aligned);
+    EXPECT_EQ(before.full_containers - 1, t.full_containers);
+
+    fs::OpenResult repaired;
+    Open(&repaired, /*repair=*/true);
+    EXPECT_FALSE(repaired.ok());
+    EXPECT_EQ(data_size, FileSizeOrDie(inj.file));
+    EXPECT_EQ(metadata, Slurp(inj.container + ".metadata"));
+    roots_ = saved;
+  }
+}
+
+// Nothing on disk checks the key a data file's header is wrapped with
+// (§5: the key probe reads metadata files only, and block bytes carry no
+// checksum): a valid header wrapped with another server key opens.
+TEST_P(LbmCorruptorTest, DataFileHeaderWrappedWithAnotherKeyIsNotChecked) {
+  if (!encrypted()) GTEST_SKIP() << "plain files have no encryption header";
+  const std::string data = roots_[0] + "/data";
+  std::vector<std::string> names;
+  ASSERT_OK(env::ListDir(data, &names));
+  std::string victim;
+  for (const std::string& n : names) {
+    if (n.size() > 5 && n.compare(n.size() - 5, 5, ".data") == 0) victim = data + "/" + n;
+  }
+  ASSERT_FALSE(victim.empty());
+  std::string file_key;
+  ASSERT_OK(GenerateFileKey(CipherAlgorithm::kAes128Ctr, &file_key));
+  std::string header;
+  ASSERT_OK(BuildEncryptionHeader(CipherAlgorithm::kAes128Ctr, file_key, TestServerKey(32), &header));
+  std::string bytes = Slurp(victim);
+  ASSERT_GE(bytes.size(), header.size());
+  bytes.replace(0, header.size(), header);
+  ASSERT_OK(WriteStringToFile(victim, bytes));
+  fs::OpenResult r;
+  Open(&r);
+  EXPECT_TRUE(r.ok()) << r.status.ToString();
+}
+
 // Upstream's block_manager-stress-test does this with 16 inconsistencies:
 // random non-fatal damage, a repair, and a reopened dir with nothing left to
 // repair and the same live set.

@@ -87,6 +87,8 @@ const char* DamageName(Damage d) {
     case Damage::kDuplicateLiveId: return "duplicate_live_id";
     case Damage::kMissingDataFile: return "missing_data_file";
     case Damage::kMissingMetadataFile: return "missing_metadata_file";
+    case Damage::kShortDataFile: return "short_data_file";
+    case Damage::kDamagedDataFileHeader: return "damaged_data_file_header";
     case Damage::kZeroTail: return "zero_tail";
   }
   return "?";

@@ -25,8 +25,9 @@
 // container, an unpunched dead block, incomplete containers, malformed
 // records, misaligned blocks, partial records. Then the project's own: a
 // flipped checksum, a damaged header, a zero tail, a hostile length, the same
-// id live in two containers, a missing data or metadata file. Every kind
-// works on plain and encrypted dirs: records are appended through the
+// id live in two containers, a missing data or metadata file, and, in
+// encrypted dirs only, a data file cut below or damaged in its encryption
+// header. Every other kind works on plain and encrypted dirs: records are appended through the
 // project's writer (which encrypts at the right offset), raw bytes are
 // changed in place (AES-CTR maps a flipped ciphertext bit to the same
 // plaintext bit).
@@ -62,6 +63,10 @@ enum class Damage {
   kDuplicateLiveId,
   kMissingDataFile,
   kMissingMetadataFile,
+  // Encrypted dirs only: a data file cut below its 64-byte encryption header
+  // (0 to 63 bytes left), or whose header has a bad magic or algorithm.
+  kShortDataFile,
+  kDamagedDataFileHeader,
   // Non-fatal: zeros after the last record (a torn append whose size reached
   // disk before its data), read as a partial record.
   kZeroTail,
@@ -111,6 +116,13 @@ enum class HeaderPart {
   kSupplementalHeader,  // its body checksum
 };
 constexpr int kNumHeaderParts = 5;
+
+// Which field of a data file's encryption header kDamagedDataFileHeader breaks.
+enum class DataHeaderPart {
+  kMagic,      // a byte of "kuduenc"
+  kAlgorithm,  // byte 7, made an unknown algorithm
+};
+constexpr int kNumDataHeaderParts = 2;
 
 struct Injected {
   Damage damage;
@@ -163,6 +175,11 @@ class LbmCorruptor {
   Status DuplicateLiveId(Injected* out = nullptr);
   Status RemoveDataFile(Injected* out = nullptr);
   Status RemoveMetadataFile(Injected* out = nullptr);
+  // Encrypted dirs only (IllegalState otherwise): a data file truncated to
+  // `size` raw bytes (below 64), or its encryption header damaged. The
+  // offset recorded is the encryption header's, 0.
+  Status TruncateDataFileBelowHeader(uint64_t size, Injected* out = nullptr);
+  Status DamageDataFileHeader(DataHeaderPart part, Injected* out = nullptr);
 
   // Everything injected so far, in order.
   const std::vector<Injected>& injected() const { return injected_; }

@@ -173,6 +173,38 @@ Status LbmCorruptor::RemoveMetadataFile(Injected* out) {
   return Status::OK();
 }
 
+Status LbmCorruptor::TruncateDataFileBelowHeader(uint64_t size, Injected* out) {
+  if (opts_.server_key == nullptr) return Status::IllegalState("a plain dir has no encryption header");
+  if (size >= kEncryptionHeaderSize) {
+    return Status::InvalidArgument("a data file of " + std::to_string(size) +
+                                   " bytes still holds its encryption header");
+  }
+  Container* c = nullptr;
+  RETURN_NOT_OK(PickContainer("with a data file", [](const Container&) { return true; }, &c));
+  RETURN_NOT_OK(TruncateFileTo(c->data_path, size));
+  c->sealed = true;
+  Record({Damage::kShortDataFile, c->path, c->data_path, 0, 0, static_cast<int>(size)}, out);
+  return Status::OK();
+}
+
+Status LbmCorruptor::DamageDataFileHeader(DataHeaderPart part, Injected* out) {
+  if (opts_.server_key == nullptr) return Status::IllegalState("a plain dir has no encryption header");
+  Container* c = nullptr;
+  RETURN_NOT_OK(PickContainer("with a data file", [](const Container&) { return true; }, &c));
+  switch (part) {
+    case DataHeaderPart::kMagic:
+      RETURN_NOT_OK(FlipByte(c->data_path, rng_() % kEncryptionMagicSize, 0x01));
+      break;
+    case DataHeaderPart::kAlgorithm:
+      // Algorithms are 0-2: setting the top bit makes any of them unknown.
+      RETURN_NOT_OK(FlipByte(c->data_path, kEncryptionMagicSize, 0x80));
+      break;
+  }
+  c->sealed = true;
+  Record({Damage::kDamagedDataFileHeader, c->path, c->data_path, 0, 0, static_cast<int>(part)}, out);
+  return Status::OK();
+}
+
 std::map<uint64_t, std::tuple<std::string, int64_t, int64_t>> LbmCorruptor::ExpectedLiveSet() const {
   std::map<uint64_t, std::tuple<std::string, int64_t, int64_t>> live;
   for (const Container& c : containers_) {

@@ -26,6 +26,7 @@
 
 #include "kudu/fs/container_replay_state.h"
 #include "kudu/fs/container_replayer.h"
+#include "kudu/fs/data_file_header.h"
 #include "kudu/fs/fs.pb.h"
 #include "kudu/util/env.h"
 #include "kudu/util/pb_container_format.h"
@@ -230,8 +231,11 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
                                      " is missing)"));
     return {};
   }
+  // After the metadata file's own encryption header: a key misuse shows
+  // there first (DetectKeyMisuse), not as damage of every data file.
   std::unique_ptr<RandomAccessFile> file = OpenMetadata(c, key);
   if (file == nullptr) return {};
+  if (!CheckDataFileHeader(c)) return {};
   // Without a data file, bounds against its size mean nothing: replay the
   // records as they are to learn whether they leave live blocks (an error:
   // the blocks' bytes are gone) or not (an incomplete container).

@@ -164,11 +164,16 @@ Status LogBlockContainerWriter::Create(const Params& params,
   Status s = WritableFile::Open(c->data_path_, CreateMode::kCreateNew, data_enc, &c->data_);
   if (!s.ok()) return s;  // nothing of ours to clean up (it may be someone else's file)
 
+  // An encrypted data file's header is durable before the metadata file
+  // holds one: a metadata file long enough to replay beside a data file
+  // without its header is fatal (§4.1), not a state a crash may leave.
+  if (params.sync) s = c->data_->Sync();
   WriteEncryption md_enc = data_enc;
   md_enc.file_key = params.metadata_file_key;
-  s = CreateMetadataFile(c->metadata_path_, CreateMode::kCreateNew, md_enc, params.version,
-                         /*sync=*/false, &c->metadata_);
-  if (s.ok() && params.sync) s = c->data_->Sync();
+  if (s.ok()) {
+    s = CreateMetadataFile(c->metadata_path_, CreateMode::kCreateNew, md_enc, params.version,
+                           /*sync=*/false, &c->metadata_);
+  }
   if (s.ok() && params.sync) s = c->metadata_->Sync();
   // The new directory entries must be durable before any record is
   // acknowledged, or a crash could lose a container that holds live blocks.

@@ -56,10 +56,14 @@ Status MisuseError(KeyVerdict v, const ContainerInfo& first, uint64_t n) {
   return Status::OK();
 }
 
-// Whether the replay of `c` met corruption at `offset`.
+// Whether the replay of `c` met corruption at `offset` of its metadata file
+// (a damaged data file header is at offset 0 too, and says nothing of the key).
 bool CorruptAt(const ContainerInfo& c, uint64_t offset) {
   for (const ContainerProblem& p : c.problems) {
-    if (p.kind == ContainerProblem::Kind::kCorruption && p.offset == offset) return true;
+    if (p.kind == ContainerProblem::Kind::kCorruption && p.offset == offset &&
+        p.file == c.metadata_path) {
+      return true;
+    }
   }
   return false;
 }

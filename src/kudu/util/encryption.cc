@@ -225,8 +225,7 @@ Status BuildEncryptionHeader(CipherAlgorithm alg, Slice file_key, const ServerKe
   return EcbCrypt(true, server_key, plain, h + 8, field);
 }
 
-Status ParseEncryptionHeader(const std::string& path, Slice header, const ServerKey& server_key,
-                             CipherAlgorithm* alg, std::string* file_key) {
+Status CheckEncryptionHeader(const std::string& path, Slice header, CipherAlgorithm* alg) {
   if (header.size() < kEncryptionHeaderSize || !HasEncryptionMagic(header)) {
     return Status::Corruption(path + ": offset 0: no valid encryption header (magic 'kuduenc' expected)");
   }
@@ -235,6 +234,12 @@ Status ParseEncryptionHeader(const std::string& path, Slice header, const Server
     return Status::Corruption(path + ": offset 7: unknown encryption algorithm " + std::to_string(a));
   }
   *alg = static_cast<CipherAlgorithm>(a);
+  return Status::OK();
+}
+
+Status ParseEncryptionHeader(const std::string& path, Slice header, const ServerKey& server_key,
+                             CipherAlgorithm* alg, std::string* file_key) {
+  RETURN_NOT_OK(CheckEncryptionHeader(path, header, alg));
   size_t field = WrappedKeyFieldSize(*alg);
   uint8_t plain[32];
   RETURN_NOT_OK_PREPEND(EcbCrypt(false, server_key, header.data() + 8, plain, field), path);

@@ -94,7 +94,13 @@ class FileCipher {
 Status BuildEncryptionHeader(CipherAlgorithm alg, Slice file_key, const ServerKey& server_key,
                              std::string* header);
 
-// Parses a 64-byte header. `path` only names the file in errors.
+// Everything a header can be checked for without the server key: its size,
+// the magic and the algorithm byte (the wrapped key field carries no
+// checksum, so any bytes unwrap to some key). Corruption naming `path` and
+// the field's offset otherwise.
+Status CheckEncryptionHeader(const std::string& path, Slice header, CipherAlgorithm* alg);
+
+// Parses a 64-byte header (CheckEncryptionHeader, then the key unwrapped). `path` only names the file in errors.
 Status ParseEncryptionHeader(const std::string& path, Slice header, const ServerKey& server_key,
                              CipherAlgorithm* alg, std::string* file_key);
 
