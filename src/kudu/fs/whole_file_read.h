@@ -21,7 +21,8 @@
 // A tablet server reads each container's metadata once, at startup. After a
 // reboot none of it is in the page cache, and a normal read makes the kernel
 // fill the cache and then copy every byte out of it: CPU on the open's
-// critical path (~0.4 ms per MiB here) for pages nobody reads again. Read
+// critical path (docs/benchmarks.md has the cost per MiB) for pages nobody
+// reads again. Read
 // with O_DIRECT the device writes straight into the replay buffer. When the
 // file is already cached (a process restart, or the fadvise read-ahead of
 // the open got to it first) the normal read is a copy from memory and
