@@ -68,9 +68,13 @@ void BlockMap::InsertBatchShard(Batch* batch, int s, std::vector<Rejected>* reje
     if (shard.map.capacity() == 0) {
       shard.map.Reserve(std::max(ExpectedPerShard(), need), /*touch=*/true);
     } else if (need > shard.map.max_size()) {
-      // At least doubled: a shard that outgrows what was expected is
-      // rehashed a few times, not once per batch.
-      shard.map.Reserve(std::max(need, 2 * shard.map.size()));
+      // To what is expected now (the live share of every container merged
+      // so far, not only of the first ones) and by at least a quarter, so
+      // that a shard that outgrows an early estimate is rehashed a few
+      // times, not once per batch. Doubling instead would leave the map
+      // twice the size it needs after one short estimate: on a live-heavy
+      // server that is most of the open's memory.
+      shard.map.Reserve(std::max({need, ExpectedPerShard(), shard.map.size() / 4 * 5}));
     }
     // A run's ids are consecutive stretches: one prefetch per table run
     // (kRun consecutive ids share their slots' cache lines) covers it.
