@@ -70,13 +70,16 @@ TEST(ReportStatusTest, AFailedRepairIsTheStatus) {
   ASSERT_FALSE(r.repairs.status.ok());
 
   const std::string status = fs::FsReportStatus(r);
-  EXPECT_EQ(0u, status.rfind("repair failed: ", 0)) << status;
+  // The first repair error's message, as its entry gives it.
+  ASSERT_FALSE(r.repairs.errors.empty());
+  EXPECT_EQ(r.repairs.errors.front().status.ToString(), status);
   const std::string text = fs::FsReportText(r);
   EXPECT_NE(std::string::npos, text.find("\nStatus: " + status + "\n")) << text;
   EXPECT_EQ(text.size(), text.find("\nStatus: ") + 9 + status.size() + 1) << text;
   const nlohmann::json j = fs::FsReportJson(r);
   EXPECT_FALSE(j["ok"].get<bool>());
   EXPECT_EQ(status, j["status"]);
+  EXPECT_EQ(status, j["entries"]["repair_errors"][0]["message"]);
 
   // The same dirs repaired without a fault: OK again.
   fs::OpenResult fixed;

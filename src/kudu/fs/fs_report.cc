@@ -448,7 +448,10 @@ bool FsReportOk(const OpenResult& r) {
 
 std::string FsReportStatus(const OpenResult& r) {
   if (!r.ok()) return r.status.ToString();
-  if (r.repaired && !r.repairs.status.ok()) return "repair failed: " + r.repairs.status.ToString();
+  // With no fatal problem, the first repair error's message, as the
+  // repair_errors entry gives it.
+  if (r.repaired && !r.repairs.errors.empty()) return r.repairs.errors.front().status.ToString();
+  if (r.repaired && !r.repairs.status.ok()) return r.repairs.status.ToString();
   return "OK";
 }
 

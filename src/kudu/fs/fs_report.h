@@ -78,8 +78,8 @@ struct FsReportRoots {
 };
 
 // Whether the report says OK (false exactly when `kudu fs check` exits 1),
-// and its status: "OK", the open's first fatal problem, or, with none, why
-// the repair failed.
+// and its status: "OK", the open's first fatal problem, or, with none, the
+// first repair error's message.
 bool FsReportOk(const OpenResult& r);
 std::string FsReportStatus(const OpenResult& r);
 
