@@ -76,6 +76,17 @@ class LbmCorruptorTest : public ::testing::TestWithParam<bool> {
     return o;
   }
 
+  // Points roots_ at copies of the generated roots inside `copy`, so that
+  // one case can break them and the next starts from the intact ones again
+  // (the caller puts roots_ back).
+  void UseCopyOfRoots(TempDir* copy) {
+    for (size_t i = 0; i < roots_.size(); i++) {
+      const std::string to = copy->Join("root" + std::to_string(i));
+      ASSERT_OK(CopyTree(roots_[i], to));
+      roots_[i] = to;
+    }
+  }
+
   void Open(fs::OpenResult* r, bool repair = false) {
     fs::BlockManagerOpenOptions o = OpenOptions(roots_, key());
     o.max_container_blocks = kBlocksPerContainer;
@@ -397,11 +408,8 @@ TEST_P(LbmCorruptorTest, FatalKindsAreReportedAtTheirOffsets) {
   for (const Case& tc : cases) {
     SCOPED_TRACE(tc.name);
     TempDir copy;
-    std::vector<std::string> saved = roots_;
-    for (size_t i = 0; i < roots_.size(); i++) {
-      ASSERT_OK(CopyTree(saved[i], copy.Join("root" + std::to_string(i))));
-      roots_[i] = copy.Join("root" + std::to_string(i));
-    }
+    const std::vector<std::string> saved = roots_;
+    ASSERT_NO_FATAL_FAILURE(UseCopyOfRoots(&copy));
     LbmCorruptor corruptor(CorruptorOptions());
     ASSERT_OK(corruptor.Init());
     Injected inj;
@@ -460,11 +468,8 @@ TEST_P(LbmCorruptorTest, EncryptedDataFileWithoutAValidHeaderIsACorruptContainer
   for (const Case& tc : cases) {
     SCOPED_TRACE(tc.name);
     TempDir copy;
-    std::vector<std::string> saved = roots_;
-    for (size_t i = 0; i < roots_.size(); i++) {
-      ASSERT_OK(CopyTree(saved[i], copy.Join("root" + std::to_string(i))));
-      roots_[i] = copy.Join("root" + std::to_string(i));
-    }
+    const std::vector<std::string> saved = roots_;
+    ASSERT_NO_FATAL_FAILURE(UseCopyOfRoots(&copy));
     LbmCorruptor corruptor(CorruptorOptions());
     ASSERT_OK(corruptor.Init());
     Injected inj;
@@ -537,11 +542,8 @@ TEST_P(LbmCorruptorTest, RandomNonFatalDamageIsRepairedWithTheLiveSetKept) {
   for (uint32_t seed = 1; seed <= 3; seed++) {
     SCOPED_TRACE(seed);
     TempDir copy;
-    std::vector<std::string> saved = roots_;
-    for (size_t i = 0; i < roots_.size(); i++) {
-      ASSERT_OK(CopyTree(saved[i], copy.Join("root" + std::to_string(i))));
-      roots_[i] = copy.Join("root" + std::to_string(i));
-    }
+    const std::vector<std::string> saved = roots_;
+    ASSERT_NO_FATAL_FAILURE(UseCopyOfRoots(&copy));
     LbmCorruptor corruptor(CorruptorOptions(seed));
     ASSERT_OK(corruptor.Init());
     for (int i = 0; i < 16; i++) ASSERT_OK(corruptor.InjectRandomNonFatalInconsistency());

@@ -84,19 +84,10 @@ Status ParseCount(const std::string& flag, const std::string& item, int64_t* out
 
 Status ParseCounts(const std::string& flag, const std::string& spec, std::vector<int64_t>* out) {
   out->clear();
-  std::string cur;
-  for (char c : spec + ",") {
-    if (c == ' ') continue;
-    if (c != ',') {
-      cur.push_back(c);
-      continue;
-    }
-    if (!cur.empty()) {
-      int64_t n = 0;
-      RETURN_NOT_OK(ParseCount(flag, cur, &n));
-      out->push_back(n);
-    }
-    cur.clear();
+  for (const std::string& item : SplitBenchList(spec)) {
+    int64_t n = 0;
+    RETURN_NOT_OK(ParseCount(flag, item, &n));
+    out->push_back(n);
   }
   if (out->empty()) return Status::InvalidArgument("--" + flag + " names no count");
   return Status::OK();
