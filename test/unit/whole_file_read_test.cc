@@ -26,10 +26,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kudu/tools/page_cache.h"
 #include "kudu/util/file.h"
@@ -103,7 +105,7 @@ TEST_F(WholeFileReadTest, ParsesTheFlagValues) {
 // allows it.
 TEST_F(WholeFileReadTest, SameBytesEitherWayAtEverySize) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{4095}, size_t{4096}, size_t{4097}, size_t{65536 + 3},
-                   size_t{300000}}) {
+                   size_t{300000}, kReleasedReadBufferBytes + 4097}) {
     const std::string data = test::RandomBytes(n, static_cast<uint32_t>(n + 1));
     const std::string path = MakeFile("f" + std::to_string(n), data);
     const bool supported = DirectIoSupported(path);
@@ -123,6 +125,53 @@ TEST_F(WholeFileReadTest, SameBytesEitherWayAtEverySize) {
       EXPECT_EQ(n, f->stats().bytes_read);
     }
   }
+}
+
+// The resident set of this process, from /proc/self/statm.
+int64_t ResidentBytes() {
+  std::string statm;
+  EXPECT_OK(test::ReadFileToString("/proc/self/statm", &statm));
+  const int64_t pages = std::strtoll(statm.c_str() + statm.find(' ') + 1, nullptr, 10);
+  return pages * ::sysconf(_SC_PAGESIZE);
+}
+
+// Large files' buffers give their pages back when freed. An allocator keeps
+// them, and replay threads each freeing a file and reading one of another
+// size left an open's peak memory far above what the threads held at once
+// (the pattern below, four threads' buffers taking turns).
+TEST_F(WholeFileReadTest, LargeBuffersLeaveNoPagesBehind) {
+  const int64_t mib = 1 << 20;
+  std::vector<std::unique_ptr<RandomAccessFile>> files;
+  for (int64_t size_mib : {4, 7, 11, 16, 23, 32}) {
+    const std::string path = dir_.Join("large" + std::to_string(size_mib));
+    std::unique_ptr<WritableFile> w;
+    ASSERT_OK(WritableFile::Open(path, CreateMode::kTruncate, WriteEncryption(), &w));
+    ASSERT_OK(w->Close());
+    // A hole: the read fills the buffer with zeros, touching every page.
+    ASSERT_EQ(0, ::truncate(path.c_str(), size_mib * mib));
+    files.push_back(Open(path));
+  }
+  constexpr int kThreads = 4;
+  AlignedBytes held[kThreads];
+  int64_t held_bytes[kThreads] = {};
+  const int64_t before = ResidentBytes();
+  int64_t worst_beyond_held = 0;
+  for (int turn = 0; turn < 48; turn++) {
+    const int t = turn % kThreads;
+    held[t].reset();
+    RandomAccessFile* f = files[(turn * 7 + turn / 5) % files.size()].get();
+    bool direct;
+    ASSERT_OK(ReadWholeFile(f, DirectReadMode::kNever, 0, &held[t], &direct));
+    ASSERT_EQ(0u, reinterpret_cast<uintptr_t>(held[t].get()) % RandomAccessFile::kDirectReadAlignment);
+    ASSERT_EQ(0, held[t][f->size() - 1]);
+    held_bytes[t] = static_cast<int64_t>(f->size());
+    int64_t sum = 0;
+    for (int64_t b : held_bytes) sum += b;
+    worst_beyond_held = std::max(worst_beyond_held, ResidentBytes() - before - sum);
+  }
+  EXPECT_LT(worst_beyond_held, 8 * mib);
+  for (AlignedBytes& b : held) b.reset();
+  EXPECT_LT(ResidentBytes() - before, 8 * mib);
 }
 
 // Reading from an offset (an encrypted file's payload): through the cache

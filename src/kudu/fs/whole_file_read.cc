@@ -17,6 +17,9 @@
 
 #include "kudu/fs/whole_file_read.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <new>
 
@@ -50,6 +53,26 @@ const char* DirectReadModeName(DirectReadMode mode) {
 }
 
 namespace {
+constexpr std::align_val_t kReadBufferAlignment{RandomAccessFile::kDirectReadAlignment};
+}  // namespace
+
+void ReadBufferDelete::operator()(uint8_t* p) const {
+  if (bytes >= kReleasedReadBufferBytes) {
+    // Only whole pages inside the buffer: the allocator's own bookkeeping
+    // is outside it. Its contents are dead.
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) / page * page;
+    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  }
+  ::operator delete[](p, kReadBufferAlignment);
+}
+
+AlignedBytes AllocateReadBuffer(size_t capacity) {
+  return AlignedBytes(new (kReadBufferAlignment) uint8_t[capacity], ReadBufferDelete{capacity});
+}
+
+namespace {
 
 bool ShouldReadPastCache(RandomAccessFile* file, DirectReadMode mode) {
   if (mode == DirectReadMode::kNever) return false;
@@ -67,7 +90,7 @@ Status ReadWholeFile(RandomAccessFile* file, DirectReadMode mode, uint64_t from,
   const uint64_t size = file->size();
   const size_t capacity = RandomAccessFile::DirectReadCapacity(size ? size : 1);
   // Not zero-initialised: every byte the replay reads is overwritten by the read.
-  out->reset(new (kReadBufferAlignment) uint8_t[capacity]);
+  *out = AllocateReadBuffer(capacity);
   *direct = false;
   if (ShouldReadPastCache(file, mode)) return file->ReadRawDirect(out->get(), size, direct);
   from = std::min(from, size);

@@ -59,13 +59,26 @@ const char* DirectReadModeName(DirectReadMode mode);
 // anyway, which the cache check would find.
 constexpr uint64_t kMinDirectReadBytes = 256 * 1024;
 
-// Bytes aligned for O_DIRECT, from the aligned operator new (so allocators
-// and heap accounting see them like any buffer).
-constexpr std::align_val_t kReadBufferAlignment{RandomAccessFile::kDirectReadAlignment};
-struct AlignedDelete {
-  void operator()(uint8_t* p) const { ::operator delete[](p, kReadBufferAlignment); }
+// A replay buffer: bytes aligned for O_DIRECT, from the aligned operator new
+// (so allocators and heap accounting see them like any buffer), not
+// zero-initialised.
+//
+// A large one's pages go back to the kernel when it is freed: the
+// allocator would keep them for its next use, and with several replay
+// threads each freeing a file and reading one of another size, those kept
+// pages added up to half again what the threads held at once
+// (docs/benchmarks.md, "memory that follows live blocks"). The next buffer
+// in that range faults its pages in afresh, which a large file's parse
+// dwarfs.
+constexpr size_t kReleasedReadBufferBytes = 4 << 20;
+struct ReadBufferDelete {
+  size_t bytes = 0;  // the capacity allocated
+  void operator()(uint8_t* p) const;
 };
-using AlignedBytes = std::unique_ptr<uint8_t[], AlignedDelete>;
+using AlignedBytes = std::unique_ptr<uint8_t[], ReadBufferDelete>;
+
+// At least `capacity` bytes, aligned to RandomAccessFile::kDirectReadAlignment.
+AlignedBytes AllocateReadBuffer(size_t capacity);
 
 // Reads the raw bytes [from, size) of `file` into `*out` at the same
 // offsets (allocated here, aligned, at least size bytes), choosing the path
