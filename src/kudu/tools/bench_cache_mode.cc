@@ -112,21 +112,31 @@ class ColdCache : public BenchCacheMode {
   }
 
   Status BeforeRun(const std::vector<MetadataFileRef>& files) override {
-    if (use_drop_caches_) {
-      RETURN_NOT_OK(DropSystemCaches());
-      RereadProcessFiles();
-    } else {
-      RETURN_NOT_OK(EvictFiles(files));
-    }
     uint64_t total = 0;
     for (const MetadataFileRef& f : files) total += f.size;
-    const int64_t cached = CachedBytesOf(files);
+    // A page the kernel is still writing back, or one another process holds,
+    // survives a drop; on a busy machine a small state then keeps a page or
+    // two (more than 1% of it). A few more rounds get them, before the run is
+    // declared impossible.
+    constexpr int kRounds = 4;
+    int64_t cached = -1;
+    for (int round = 0; round < kRounds; round++) {
+      if (round > 0) ::usleep(50 * 1000);
+      if (use_drop_caches_) {
+        RETURN_NOT_OK(DropSystemCaches());
+      } else {
+        RETURN_NOT_OK(EvictFiles(files));
+      }
+      cached = CachedBytesOf(files);
+      if (cached <= 0 || static_cast<uint64_t>(cached) * 100 <= total) break;
+    }
+    if (use_drop_caches_) RereadProcessFiles();
     last_cached_ = cached;
     if (cached > 0 && static_cast<uint64_t>(cached) * 100 > total) {
       return Status::IllegalState("the page cache still holds " + std::to_string(cached) + " of " +
-                                  std::to_string(total) +
-                                  " metadata bytes after the eviction; a cold run is not possible "
-                                  "here");
+                                  std::to_string(total) + " metadata bytes after " +
+                                  std::to_string(kRounds) +
+                                  " evictions; a cold run is not possible here");
     }
     return Status::OK();
   }
