@@ -125,15 +125,13 @@ void DirReadahead::FadviseUpTo(size_t k) {
   for (size_t i = from; i < to; i++) {
     const Entry& e = queue_[i];
     if (e.bytes == 0) continue;
-    std::unique_ptr<RandomAccessFile> file;
     // A file that cannot be opened is left to the replay, which reports it.
-    if (!RandomAccessFile::Open(e.path, nullptr, &file).ok()) {
+    if (!RandomAccessFile::PrefetchPath(e.path, e.bytes).ok()) {
       Count(stats_, &ReplayStats::readahead_failed, 1);
       continue;
     }
-    file->Prefetch(0, e.bytes);
     Count(stats_, &ReplayStats::readahead_files, 1);
-    Count(stats_, &ReplayStats::readahead_bytes, std::min(e.bytes, file->size()));
+    Count(stats_, &ReplayStats::readahead_bytes, e.bytes);
   }
 }
 

@@ -44,8 +44,7 @@ namespace fs {
 //                           waits that timed out
 //   readahead_files, readahead_bytes
 //                           metadata files read ahead (metadata_readahead.h)
-//                           and their bytes
-//   readahead_skipped       read-aheads skipped for want of budget
+//                           and the bytes advised (as the listing gave them)
 //   readahead_failed        read-aheads that failed (the replay then reads
 //                           the file itself)
 //   prefetched_reads        replay reads served from read-ahead memory (no

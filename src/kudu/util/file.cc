@@ -165,15 +165,35 @@ Status RandomAccessFile::Read(uint64_t offset, uint8_t* buf, size_t n) {
   return Status::OK();
 }
 
-void RandomAccessFile::Prefetch(uint64_t offset, uint64_t len) {
-  // The kernel caps one WILLNEED at the device's readahead window
-  // (force_page_cache_ra: max(read_ahead_kb, max_sectors_kb)): a single
-  // call for 32 MiB leaves all but the first window unread.
-  const uint64_t end = len > size_ - std::min(offset, size_) ? size_ : offset + len;
-  for (uint64_t o = offset; o < end; o += kPrefetchChunkBytes) {
-    ::posix_fadvise(fd_, static_cast<off_t>(o),
-                    static_cast<off_t>(std::min(kPrefetchChunkBytes, end - o)), POSIX_FADV_WILLNEED);
+namespace {
+
+// The kernel caps one WILLNEED at the device's readahead window
+// (force_page_cache_ra: max(read_ahead_kb, max_sectors_kb)): a single call
+// for 32 MiB leaves all but the first window unread.
+void AdviseWillNeed(int fd, uint64_t offset, uint64_t end) {
+  for (uint64_t o = offset; o < end; o += RandomAccessFile::kPrefetchChunkBytes) {
+    ::posix_fadvise(fd, static_cast<off_t>(o),
+                    static_cast<off_t>(std::min(RandomAccessFile::kPrefetchChunkBytes, end - o)),
+                    POSIX_FADV_WILLNEED);
   }
+}
+
+}  // namespace
+
+void RandomAccessFile::Prefetch(uint64_t offset, uint64_t len) {
+  const uint64_t end = len > size_ - std::min(offset, size_) ? size_ : offset + len;
+  AdviseWillNeed(fd_, offset, end);
+}
+
+Status RandomAccessFile::PrefetchPath(const std::string& path, uint64_t len) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return Status::FromErrno(path, errno);
+  AdviseWillNeed(fd, 0, len);
+  ::close(fd);
+  return Status::OK();
 }
 
 int64_t RandomAccessFile::CachedBytesQuick() const {

@@ -74,6 +74,11 @@ class RandomAccessFile {
   // asked. One WILLNEED reads at most the device's readahead window, so
   // longer ranges are advised in chunks of kPrefetchChunkBytes.
   void Prefetch(uint64_t offset, uint64_t len);
+  // The same for the first `len` bytes of the file at `path`, without a
+  // RandomAccessFile: an open, the advice and a close, and no stat (the
+  // caller knows how much of the file it wants, and advice past the end of
+  // a file, or on a file that is not regular, reads nothing).
+  static Status PrefetchPath(const std::string& path, uint64_t len);
   static constexpr uint64_t kPrefetchChunkBytes = 128 << 10;  // the kernel's default window
   // The first raw offset at or after `offset` that may hold data
   // (lseek SEEK_DATA): [offset, result) is a hole, which reads as zeros
