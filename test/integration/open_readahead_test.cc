@@ -337,6 +337,49 @@ TEST(DirReadaheadTest, MissingAndShrunkFiles) {
             stats.readahead_bytes.load());
 }
 
+// A warm restart: while every whole-file read of the open found its file in
+// the page cache (a first wave of them at least), nothing is advised; the
+// first read that was not all cached, or one past the cache, turns
+// read-ahead back on from the next claim. Without probes (Streaming) it
+// always reads ahead.
+TEST(DirReadaheadTest, NothingAheadWhileEveryWholeFileReadFoundItsFileCached) {
+  test::TempDir tmp;
+  std::vector<fs::DirReadahead::Entry> queue;
+  std::vector<std::string> contents;
+  ASSERT_NO_FATAL_FAILURE(WriteFiles(tmp, 12, &queue, &contents));
+  fs::ReadaheadOptions ro;
+  ro.mode = ReadaheadMode::kFadvise;
+  ro.containers_per_thread = 1;  // two threads: two positions ahead of a claim
+  for (auto turn_cold : {&ReplayStats::cache_probe_misses, &ReplayStats::direct_reads}) {
+    ReplayStats stats;
+    fs::DirReadahead ra(ro, queue, 2, nullptr, &stats);
+    ra.Claim(0);  // the first wave, before any read: 2 and 3 advised
+    ra.Claim(1);
+    EXPECT_EQ(2u, stats.readahead_files.load());
+    stats.Add(stats.cache_probe_hits, 2);  // both found cached
+    for (size_t k = 2; k < 6; k++) ra.Claim(k);
+    EXPECT_EQ(2u, stats.readahead_files.load());
+    stats.Add(stats.*turn_cold, 1);
+    ra.Claim(6);
+    EXPECT_EQ(4u, stats.readahead_files.load());  // 7 and 8
+  }
+  {
+    ReplayStats stats;  // one of the first wave's reads done: too early to tell
+    fs::DirReadahead ra(ro, queue, 2, nullptr, &stats);
+    ra.Claim(0);
+    ra.Claim(1);
+    stats.Add(stats.cache_probe_hits, 1);
+    ra.Claim(2);
+    EXPECT_EQ(3u, stats.readahead_files.load());
+  }
+  {
+    ReplayStats stats;  // no whole-file reads at all (Streaming)
+    fs::DirReadahead ra(ro, queue, 2, nullptr, &stats);
+    for (size_t k = 0; k < queue.size(); k++) ra.Claim(k);
+    EXPECT_EQ(queue.size() - 2, stats.readahead_files.load());
+  }
+}
+
 // A tight budget, many threads, read-ahead on: the open never holds more
 // than the budget, nothing deadlocks, and the result is the reference.
 TEST(OpenReadaheadBudgetTest, TightBudgetManyThreads) {

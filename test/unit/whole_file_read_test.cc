@@ -276,6 +276,43 @@ TEST_F(WholeFileReadTest, DirectReadFollowsTheOpenFileNotThePath) {
 
 // Faults on the read past the cache behave as on any read: an error names
 // the file, a short read is finished, an early end of file is an error.
+// A read through the page cache asks first for what the cache holds: a
+// cached file is still one read system call and counts a hit; a file the
+// cache dropped counts a miss and takes one more call, the same bytes
+// either way. An injected fault on that first call is the read's fault.
+TEST_F(WholeFileReadTest, ReadThroughTheCacheSaysWhetherItWasAllCached) {
+  const std::string data = test::RandomBytes(5 * 4096 + 7, 9);
+  AlignedBytes buf;
+  bool direct = true;
+  {
+    auto f = Open(MakeFile("warm", data));
+    ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kNever, 0, &buf, &direct));
+    EXPECT_EQ(0, std::memcmp(buf.get(), data.data(), data.size()));
+    EXPECT_EQ(1u, f->stats().read_syscalls);
+    EXPECT_EQ(1u, f->stats().cache_probe_hits);
+    EXPECT_EQ(0u, f->stats().cache_probe_misses);
+  }
+  const std::string cold = dir_.Join("cold");
+  if (MakeColdFile(cold, data)) {
+    auto f = Open(cold);
+    ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kNever, 0, &buf, &direct));
+    EXPECT_EQ(0, std::memcmp(buf.get(), data.data(), data.size()));
+    EXPECT_EQ(0u, f->stats().cache_probe_hits);
+    EXPECT_EQ(1u, f->stats().cache_probe_misses);
+    EXPECT_EQ(data.size(), f->stats().bytes_read);
+    EXPECT_LE(2u, f->stats().read_syscalls);
+  }
+  for (IoFault fault : {IoFault::kEIO, IoFault::kUnexpectedEof}) {
+    auto f = Open(MakeFile("faulted", data));
+    IoFaultInjector::Arm(IoOp::kRead, 1, fault);
+    Status s = ReadWholeFile(f.get(), DirectReadMode::kNever, 0, &buf, &direct);
+    EXPECT_TRUE(IoFaultInjector::Fired());
+    EXPECT_TRUE(s.IsIOError()) << s.ToString();
+    EXPECT_TRUE(Contains(s.ToString(), "faulted")) << s.ToString();
+    IoFaultInjector::Disarm();
+  }
+}
+
 TEST_F(WholeFileReadTest, FaultsOnTheDirectRead) {
   const std::string data = test::RandomBytes(3 * 4096 + 100, 4);
   const std::string path = MakeFile("f", data);

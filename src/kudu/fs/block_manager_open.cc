@@ -285,7 +285,8 @@ void LogOpenSummary(const OpenResult& result, const OpenTotals& t) {
             << st.memory_budget_bytes << " readahead=" << ReadaheadModeName(st.readahead_mode)
             << " readahead_files=" << st.readahead_files
             << " readahead_bytes=" << st.readahead_bytes
-            << " direct_reads=" << st.direct_reads;
+            << " direct_reads=" << st.direct_reads << " cached_whole_reads=" << st.cache_probe_hits
+            << " uncached_whole_reads=" << st.cache_probe_misses;
 }
 
 void Repair(const ServerKey* key, ReplayStats* stats, OpenResult* result) {

@@ -116,6 +116,8 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
     stats_->Add(stats_->metadata_read_syscalls, file->stats().read_syscalls);
     stats_->Add(stats_->metadata_bytes_read, file->stats().bytes_read);
     stats_->Add(stats_->direct_reads, file->stats().direct_reads);
+    stats_->Add(stats_->cache_probe_hits, file->stats().cache_probe_hits);
+    stats_->Add(stats_->cache_probe_misses, file->stats().cache_probe_misses);
   }
   return result;
 }

@@ -107,8 +107,14 @@ size_t DirReadahead::HorizonAfter(size_t k) const {
   return h;
 }
 
+bool DirReadahead::LooksWarm() const {
+  if (stats_ == nullptr) return false;
+  return stats_->cache_probe_misses.load() == 0 && stats_->direct_reads.load() == 0 &&
+         stats_->cache_probe_hits.load() >= first_ahead_;
+}
+
 void DirReadahead::Claim(size_t k) {
-  if (k >= queue_.size() || mode_ == ReadaheadMode::kNone) return;
+  if (k >= queue_.size() || mode_ == ReadaheadMode::kNone || LooksWarm()) return;
   FadviseUpTo(k);
 }
 

@@ -47,9 +47,10 @@ namespace fs {
 //                           and the bytes advised (as the listing gave them)
 //   readahead_failed        read-aheads that failed (the replay then reads
 //                           the file itself)
-//   prefetched_reads        replay reads served from read-ahead memory (no
-//                           system call)
 //   direct_reads            metadata reads past the page cache
+//   cache_probe_hits, cache_probe_misses
+//                           whole-file reads through the page cache that
+//                           found every byte cached, and those that did not
 #define KUDU_REPLAY_COUNTERS(X) \
   X(fallbacks)                  \
   X(metadata_read_syscalls)     \
@@ -60,7 +61,9 @@ namespace fs {
   X(readahead_files)            \
   X(readahead_bytes)            \
   X(readahead_failed)           \
-  X(direct_reads)
+  X(direct_reads)               \
+  X(cache_probe_hits)           \
+  X(cache_probe_misses)
 
 struct ReplayCounters {
   static constexpr int kKinds = static_cast<int>(ReplayStrategyKind::kNumKinds);

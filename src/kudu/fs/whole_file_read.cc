@@ -94,7 +94,9 @@ Status ReadWholeFile(RandomAccessFile* file, DirectReadMode mode, uint64_t from,
   *direct = false;
   if (ShouldReadPastCache(file, mode)) return file->ReadRawDirect(out->get(), size, direct);
   from = std::min(from, size);
-  return file->ReadRaw(from, out->get() + from, size - from);
+  // Cached first: whether it was all in the page cache tells the open's
+  // read-ahead whether it is worth its system calls (metadata_readahead.h).
+  return file->ReadRawCachedFirst(from, out->get() + from, size - from);
 }
 
 }  // namespace fs

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -123,9 +124,10 @@ Status RandomAccessFile::EndedEarly(uint64_t offset, size_t n, uint64_t got) con
                          "file ended after " + std::to_string(got) + " bytes");
 }
 
-Status RandomAccessFile::PreadFully(uint64_t offset, uint8_t* buf, size_t n) {
+Status RandomAccessFile::PreadFully(uint64_t offset, uint8_t* buf, size_t n, bool cached_first) {
   uint64_t pos = offset;
   size_t left = n;
+  bool probe = cached_first && n > 0;
   while (left > 0) {
     IoFault fault = IoFaultInjector::OnCall(IoOp::kRead, filename_);
     ssize_t want = FaultedLength(fault, left);
@@ -134,10 +136,20 @@ Status RandomAccessFile::PreadFully(uint64_t offset, uint8_t* buf, size_t n) {
       r = -1;
     } else if (want == 0) {
       r = 0;
+    } else if (probe) {
+      struct iovec iov = {buf, static_cast<size_t>(want)};
+      r = ::preadv2(fd_, &iov, 1, static_cast<off_t>(pos), RWF_NOWAIT);
     } else {
       r = ::pread(fd_, buf, static_cast<size_t>(want), static_cast<off_t>(pos));
     }
     CountReadSyscall();
+    if (probe) {
+      probe = false;
+      const bool hit = r == static_cast<ssize_t>(left);
+      (hit ? stats_.cache_probe_hits : stats_.cache_probe_misses)++;
+      // Nothing cached (EAGAIN), or a filesystem that cannot say: read it.
+      if (r < 0 && fault == IoFault::kNone && (errno == EAGAIN || errno == EOPNOTSUPP)) continue;
+    }
     if (r < 0) {
       if (errno == EINTR) continue;
       return Status::FromErrno(OffsetContext(filename_, "read", offset, n), errno);
@@ -155,6 +167,10 @@ Status RandomAccessFile::PreadFully(uint64_t offset, uint8_t* buf, size_t n) {
 
 Status RandomAccessFile::ReadRaw(uint64_t offset, uint8_t* buf, size_t n) {
   return PreadFully(offset, buf, n);
+}
+
+Status RandomAccessFile::ReadRawCachedFirst(uint64_t offset, uint8_t* buf, size_t n) {
+  return PreadFully(offset, buf, n, /*cached_first=*/true);
 }
 
 Status RandomAccessFile::Read(uint64_t offset, uint8_t* buf, size_t n) {

@@ -41,6 +41,10 @@ struct FileIoStats {
   uint64_t bytes_written = 0;
   // Of read_syscalls, the reads that bypassed the page cache (O_DIRECT).
   uint64_t direct_reads = 0;
+  // ReadRawCachedFirst calls that found every byte in the page cache, and
+  // those that did not.
+  uint64_t cache_probe_hits = 0;
+  uint64_t cache_probe_misses = 0;
 };
 
 // Process-wide totals of the read system calls the file layer issued, for
@@ -67,6 +71,12 @@ class RandomAccessFile {
   Status Read(uint64_t offset, uint8_t* buf, size_t n);
   // The bytes as on disk (ciphertext for an encrypted file).
   Status ReadRaw(uint64_t offset, uint8_t* buf, size_t n);
+  // ReadRaw, whose first read system call takes only what the page cache
+  // holds (preadv2 RWF_NOWAIT); whatever it did not get is then read as
+  // usual. The same bytes, and, when the file is cached, the same one
+  // call: what it adds is the answer to "was it all cached?"
+  // (cache_probe_hits / cache_probe_misses), one more call when not.
+  Status ReadRawCachedFirst(uint64_t offset, uint8_t* buf, size_t n);
 
   // Asks the kernel to start reading [offset, offset+len) into the page cache
   // (posix_fadvise WILLNEED, which readahead(2) is the same as), without
@@ -120,7 +130,8 @@ class RandomAccessFile {
  private:
   RandomAccessFile(std::string filename, int fd, uint64_t size)
       : filename_(std::move(filename)), fd_(fd), size_(size) {}
-  Status PreadFully(uint64_t offset, uint8_t* buf, size_t n);
+  // `cached_first`: the first call is RWF_NOWAIT (ReadRawCachedFirst).
+  Status PreadFully(uint64_t offset, uint8_t* buf, size_t n, bool cached_first = false);
   // The accounting and the early-end error every read path shares, so that
   // the counts agree with `strace -c` whichever path read.
   void CountReadSyscall();
