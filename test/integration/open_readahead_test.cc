@@ -337,11 +337,12 @@ TEST(DirReadaheadTest, MissingAndShrunkFiles) {
             stats.readahead_bytes.load());
 }
 
-// A warm restart: while every whole-file read of the open found its file in
-// the page cache (a first wave of them at least), nothing is advised; the
-// first read that was not all cached, or one past the cache, turns
-// read-ahead back on from the next claim. Without probes (Streaming) it
-// always reads ahead.
+// A warm restart: while the whole-file reads of the open found their files
+// in the page cache (a first wave of them at least, all but fewer than one
+// in eight), nothing is advised; reads that were not all cached, or went
+// past the cache, turn read-ahead back on from the next claim, and enough
+// cached ones turn it off again. Without probes (Streaming) it always reads
+// ahead.
 TEST(DirReadaheadTest, NothingAheadWhileEveryWholeFileReadFoundItsFileCached) {
   test::TempDir tmp;
   std::vector<fs::DirReadahead::Entry> queue;
@@ -359,9 +360,15 @@ TEST(DirReadaheadTest, NothingAheadWhileEveryWholeFileReadFoundItsFileCached) {
     stats.Add(stats.cache_probe_hits, 2);  // both found cached
     for (size_t k = 2; k < 6; k++) ra.Claim(k);
     EXPECT_EQ(2u, stats.readahead_files.load());
-    stats.Add(stats.*turn_cold, 1);
+    stats.Add(stats.*turn_cold, 1);  // one in three missed
     ra.Claim(6);
     EXPECT_EQ(4u, stats.readahead_files.load());  // 7 and 8
+    stats.Add(stats.cache_probe_hits, 5);  // one in eight
+    ra.Claim(7);
+    EXPECT_EQ(5u, stats.readahead_files.load());  // 9
+    stats.Add(stats.cache_probe_hits, 1);  // one in nine
+    ra.Claim(8);
+    EXPECT_EQ(5u, stats.readahead_files.load());
   }
   {
     ReplayStats stats;  // one of the first wave's reads done: too early to tell

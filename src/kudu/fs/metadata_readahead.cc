@@ -109,8 +109,9 @@ size_t DirReadahead::HorizonAfter(size_t k) const {
 
 bool DirReadahead::LooksWarm() const {
   if (stats_ == nullptr) return false;
-  return stats_->cache_probe_misses.load() == 0 && stats_->direct_reads.load() == 0 &&
-         stats_->cache_probe_hits.load() >= first_ahead_;
+  const uint64_t hits = stats_->cache_probe_hits.load();
+  const uint64_t misses = stats_->cache_probe_misses.load() + stats_->direct_reads.load();
+  return hits >= first_ahead_ && misses * 8 < hits + misses;
 }
 
 void DirReadahead::Claim(size_t k) {

@@ -32,8 +32,8 @@
 //            RandomAccessFile::Prefetch) to read the newly covered files into
 //            the page cache and goes on; the replay later reads them as usual
 //            (from the page cache, with the same system calls). Holds no
-//            memory of ours, so no budget. Skipped while every whole-file
-//            read so far found its file cached (a warm restart).
+//            memory of ours, so no budget. Skipped while the whole-file
+//            reads so far found their files cached (a warm restart).
 //   none     nothing.
 //
 // Reading ahead into buffers of our own (io_uring) is slower than fadvise
@@ -112,12 +112,14 @@ class DirReadahead {
   size_t HorizonAfter(size_t k) const;
   void FadviseUpTo(size_t k);
   // Whether the open's whole-file reads so far, a first wave of them at
-  // least, all found their files in the page cache (stats_'s cache probes,
-  // no read past the cache): then the next files are most likely cached as
-  // well, and advising them would cost an open, an fadvise and a close each
-  // for nothing. The first miss turns read-ahead back on from the next
-  // claim; an open whose strategies do not probe (Streaming, Windowed)
-  // always reads ahead.
+  // least, found their files in the page cache, all but fewer than one in
+  // eight (stats_'s cache probes; a read past the cache is a miss): then
+  // the next files are most likely cached as well, and advising them would
+  // cost an open, an fadvise and a close each for nothing. Not "all": a
+  // cached read is now and then refused (RWF_NOWAIT gives up on a page it
+  // would have to wait for), and a cold open misses nearly every time.
+  // Misses turn read-ahead back on from the next claim; an open whose
+  // strategies do not probe (Streaming, Windowed) always reads ahead.
   bool LooksWarm() const;
 
   const ReadaheadMode mode_;
