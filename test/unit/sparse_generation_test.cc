@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,10 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 class SparseGenerationTest : public ::testing::TestWithParam<bool> {
  protected:
   // Runs the same seeded workload into `root`, sparse or not.
-  void Generate(const std::string& root, bool sparse, BlockWorkloadResult* result) {
+  void Generate(const std::string& root, bool sparse, BlockWorkloadResult* result,
+                std::function<void(const GeneratedBlock&)> on_live_block = nullptr) {
     BlockWorkloadOptions o;
+    o.on_live_block = std::move(on_live_block);
     o.writer.data_dirs = {root};
     o.writer.fs_block_size = 4096;
     o.writer.sync = false;
@@ -114,6 +117,28 @@ TEST_P(SparseGenerationTest, SameMetadataBytesSameDataSizesBlocksAreHoles) {
   test::ReferenceReplay replay;
   ASSERT_OK(test::ReplayDataDirs({sparse_root}, GetParam() ? &key_ : nullptr, &replay));
   EXPECT_EQ(sparse.live.size(), replay.live.size());
+}
+
+// Live blocks handed over one by one instead of listed: the same blocks (in
+// some order), and the same files.
+TEST_P(SparseGenerationTest, LiveBlocksHandedOverAreTheListedOnes) {
+  BlockWorkloadResult listed, handed;
+  std::vector<std::string> lines;
+  ASSERT_NO_FATAL_FAILURE(Generate(tmp_.Join("listed"), true, &listed));
+  ASSERT_NO_FATAL_FAILURE(Generate(tmp_.Join("handed"), true, &handed,
+                                   [&lines](const GeneratedBlock& b) {
+                                     lines.push_back(FormatBlockLine(b));
+                                   }));
+  EXPECT_TRUE(handed.live.empty());
+  std::vector<std::string> expected;
+  for (const GeneratedBlock& b : listed.live) expected.push_back(FormatBlockLine(b));
+  std::sort(lines.begin(), lines.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(3350u - 2900u, lines.size());
+  EXPECT_EQ(expected, lines);
+  EXPECT_EQ(listed.live_bytes, handed.live_bytes);
+  EXPECT_EQ(listed.metadata_bytes, handed.metadata_bytes);
+  EXPECT_EQ(listed.container_ids, handed.container_ids);
 }
 
 INSTANTIATE_TEST_SUITE_P(PlainAndEncrypted, SparseGenerationTest, ::testing::Bool(),

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,13 @@
 
 namespace kudu {
 namespace fs {
+
+struct GeneratedBlock {
+  BlockId id;
+  std::string container_id;
+  int64_t offset;
+  int64_t length;
+};
 
 struct BlockWorkloadOptions {
   // Data dirs, encryption, sync, sparse data, container limits. The
@@ -65,13 +73,11 @@ struct BlockWorkloadOptions {
   uint64_t max_block_size = 64 * 1024;
   // Largest number of blocks in one group commit.
   int max_group_size = 8;
-};
-
-struct GeneratedBlock {
-  BlockId id;
-  std::string container_id;
-  int64_t offset;
-  int64_t length;
+  // When set, each live block is handed to this once the run has ended
+  // (in no particular order) and BlockWorkloadResult::live stays empty: at
+  // server scale the sorted list is the largest thing the generator holds
+  // (over 100 bytes per live block).
+  std::function<void(const GeneratedBlock&)> on_live_block;
 };
 
 struct BlockWorkloadResult {
@@ -83,7 +89,7 @@ struct BlockWorkloadResult {
   uint64_t metadata_bytes = 0;
   // Container ids in the order the containers were created.
   std::vector<std::string> container_ids;
-  // Every live block, sorted by id.
+  // Every live block, sorted by id (empty with on_live_block).
   std::vector<GeneratedBlock> live;
 };
 

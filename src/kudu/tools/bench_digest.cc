@@ -18,8 +18,8 @@
 // The live set digest of `kudu fs bench`: what two opens must agree on.
 #include <cinttypes>
 #include <cstdio>
-#include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "kudu/tools/bench_runner.h"
@@ -115,22 +115,30 @@ LiveSetDigest DigestOfOpen(const fs::OpenResult& r) {
   return d;
 }
 
-LiveSetDigest DigestOfGenerated(const fs::BlockWorkloadResult& g) {
-  LiveSetDigest d;
-  d.containers = g.containers;
-  SetDigester h;
-  std::map<std::string, uint64_t> container_hash;
-  for (const fs::GeneratedBlock& b : g.live) {
-    auto it = container_hash.find(b.container_id);
-    if (it == container_hash.end()) {
-      it = container_hash.emplace(b.container_id, HashString(b.container_id)).first;
-    }
-    h.Add(b.id.id(), it->second, static_cast<uint64_t>(b.offset),
-          static_cast<uint64_t>(b.length));
-    d.live_blocks++;
-    d.live_bytes += static_cast<uint64_t>(b.length);
+struct GeneratedDigester::Impl {
+  SetDigester set;
+  std::unordered_map<std::string, uint64_t> container_hash;
+  LiveSetDigest digest;
+};
+
+GeneratedDigester::GeneratedDigester() : impl_(new Impl()) {}
+GeneratedDigester::~GeneratedDigester() = default;
+
+void GeneratedDigester::Add(const fs::GeneratedBlock& b) {
+  auto it = impl_->container_hash.find(b.container_id);
+  if (it == impl_->container_hash.end()) {
+    it = impl_->container_hash.emplace(b.container_id, HashString(b.container_id)).first;
   }
-  d.hash = h.value();
+  impl_->set.Add(b.id.id(), it->second, static_cast<uint64_t>(b.offset),
+                 static_cast<uint64_t>(b.length));
+  impl_->digest.live_blocks++;
+  impl_->digest.live_bytes += static_cast<uint64_t>(b.length);
+}
+
+LiveSetDigest GeneratedDigester::Finish(uint64_t containers) const {
+  LiveSetDigest d = impl_->digest;
+  d.containers = containers;
+  d.hash = impl_->set.value();
   return d;
 }
 

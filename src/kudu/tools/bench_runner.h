@@ -110,8 +110,19 @@ struct LiveSetDigest {
 };
 // Of a successful open (its published block map).
 LiveSetDigest DigestOfOpen(const fs::OpenResult& r);
-// Of what the generator says it left live.
-LiveSetDigest DigestOfGenerated(const fs::BlockWorkloadResult& g);
+// Of what the generator says it left live, block by block as it hands them
+// over (BlockWorkloadOptions::on_live_block), in any order.
+class GeneratedDigester {
+ public:
+  GeneratedDigester();
+  ~GeneratedDigester();
+  void Add(const fs::GeneratedBlock& b);
+  LiveSetDigest Finish(uint64_t containers) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // kFloor: every metadata file read once with one read and CRC'd, on the
 // open's per-dir pools (the parallel floor). kSeqFloor: the same reads one
@@ -219,7 +230,7 @@ struct BenchTarget {
   // digest below stands for it, and a state of 10^8 records would keep
   // gigabytes of it in every result).
   fs::BlockWorkloadResult generated_result;
-  LiveSetDigest expected;  // DigestOfGenerated of the generator's result
+  LiveSetDigest expected;  // the GeneratedDigester's, of the generator's live blocks
   double generate_seconds = 0;
 };
 

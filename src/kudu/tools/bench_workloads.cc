@@ -310,7 +310,8 @@ Status SelectWorkloads(const std::vector<BenchWorkload>& all, const std::string&
 
 Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
                         const std::string& parent, const ServerKey* key, uint64_t seed,
-                        GeneratedState* out) {
+                        GeneratedState* out,
+                        std::function<void(const fs::GeneratedBlock&)> on_live_block) {
   *out = GeneratedState();
   const std::string root = env::JoinPath(env::JoinPath(parent, w.name), "d0");
   RETURN_NOT_OK(env::CreateDirs(fs::LogBlockContainerWriter::DataDir(root)));
@@ -335,6 +336,7 @@ Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
   opts.seed = seed;
   opts.min_block_size = sizing.min_block_size;
   opts.max_block_size = std::max(sizing.min_block_size, sizing.max_block_size);
+  opts.on_live_block = std::move(on_live_block);
 
   const auto start = std::chrono::steady_clock::now();
   RETURN_NOT_OK_PREPEND(fs::RunBlockWorkload(opts, &out->result), "generating " + w.name);

@@ -47,6 +47,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -108,10 +109,12 @@ struct GeneratedState {
 
 // Writes `w` into a fresh data dir under `parent` (<parent>/<name>/d0),
 // encrypted with `key` (AES-128 file keys) when w.encrypted, then gives the
-// crashed containers their tails.
+// crashed containers their tails. `on_live_block`, when set, receives the
+// live blocks in place of out->result.live (BlockWorkloadOptions).
 Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
                         const std::string& parent, const ServerKey* key, uint64_t seed,
-                        GeneratedState* out);
+                        GeneratedState* out,
+                        std::function<void(const fs::GeneratedBlock&)> on_live_block = nullptr);
 
 }  // namespace tools
 }  // namespace kudu
