@@ -63,13 +63,6 @@
 #include "kudu/util/pb_container_format.h"
 #include "util/test_util.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define KUDU_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KUDU_ASAN 1
-#endif
-#endif
 
 // ---- counting global allocator ----
 namespace {

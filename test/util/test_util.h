@@ -20,6 +20,16 @@
 // files on purpose (flip, truncate, zero-fill).
 #pragma once
 
+// KUDU_ASAN: an AddressSanitizer build, whose allocator and shadow memory
+// make resident-set figures say nothing about the allocator a server runs.
+#if defined(__SANITIZE_ADDRESS__)
+#define KUDU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KUDU_ASAN 1
+#endif
+#endif
+
 #include <cstdint>
 #include <string>
 #include <vector>
