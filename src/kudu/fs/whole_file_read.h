@@ -67,9 +67,9 @@ constexpr uint64_t kMinDirectReadBytes = 256 * 1024;
 // allocator would keep them for its next use, and with several replay
 // threads each freeing a file and reading one of another size, those kept
 // pages added up to half again what the threads held at once
-// (docs/benchmarks.md, "memory that follows live blocks"). The next buffer
-// in that range faults its pages in afresh, which a large file's parse
-// dwarfs.
+// (docs/benchmarks.md, "Latest figures", memory that follows live
+// blocks). The next buffer in that range faults its pages in afresh,
+// which a large file's parse dwarfs.
 constexpr size_t kReleasedReadBufferBytes = 4 << 20;
 struct ReadBufferDelete {
   size_t bytes = 0;  // the capacity allocated
