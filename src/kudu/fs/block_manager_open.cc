@@ -26,6 +26,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "kudu/fs/block_merge.h"
 #include "kudu/fs/container_load.h"
@@ -379,8 +380,13 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
   // block_manager_instance records, else the filesystem's.
   std::vector<uint64_t> block_sizes = result->prepared->instance.fs_block_sizes;
   if (opts.fs_block_size != 0) block_sizes.assign(opts.data_dirs.size(), opts.fs_block_size);
+  // The listing's stats are kernel work, CPU-bound on a warm cache: more
+  // threads than cores would only queue.
+  const int stat_threads = static_cast<int>(std::min<uint64_t>(
+      static_cast<uint64_t>(opts.threads_per_dir) * opts.data_dirs.size(),
+      std::max(1u, std::thread::hardware_concurrency())));
   ContainerListing listing;
-  Status s = ListDataDirs(opts.data_dirs, block_sizes, result->encrypted, &listing);
+  Status s = ListDataDirs(opts.data_dirs, block_sizes, result->encrypted, stat_threads, &listing);
   result->fs_block_sizes = std::move(listing.fs_block_sizes);
   result->containers = std::move(listing.containers);
   if (!s.ok()) return usage_failure(s);

@@ -20,6 +20,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <utility>
 
@@ -27,6 +28,7 @@
 #include "kudu/fs/repair.h"
 #include "kudu/fs/temp_files.h"
 #include "kudu/util/env.h"
+#include "kudu/util/thread_pool.h"
 
 namespace kudu {
 namespace fs {
@@ -94,24 +96,28 @@ Status AddContainerFile(const std::string& path, bool is_metadata, ContainerInfo
   return Status::OK();
 }
 
-// Lists <root>/data/ and pairs its files into containers.
+// Which of a container's files the listing found.
+enum ListedFiles : uint8_t { kListedData = 1, kListedMetadata = 2 };
+
+// Lists <root>/data/ and pairs its files into containers, appending each
+// to `out` and what was found of it to `listed`. Nothing is stat'ed yet.
 Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_block_size,
-                      bool encrypted, ContainerListing* out) {
+                      bool encrypted, std::vector<ContainerInfo>* out,
+                      std::vector<uint8_t>* listed) {
   const std::string data_dir = LogBlockContainerWriter::DataDir(root);
   std::vector<std::string> names;
   RETURN_NOT_OK_PREPEND(env::ListDir(data_dir, &names), "cannot list data dir");
-  std::map<std::string, ContainerInfo> by_id;  // ordered: deterministic
+  std::map<std::string, uint8_t> by_id;  // ordered: deterministic
   for (const std::string& name : names) {
     std::string id;
     bool is_metadata = false;
     if (ParseContainerFileName(name, &id, &is_metadata)) {
-      RETURN_NOT_OK(AddContainerFile(env::JoinPath(data_dir, name), is_metadata, &by_id[id]));
+      by_id[id] |= is_metadata ? kListedMetadata : kListedData;
     }
     // Anything else (block_manager_instance, temporary files, stray files) is not ours.
   }
-  for (auto& kv : by_id) {
-    ContainerInfo c = std::move(kv.second);
-    if (!c.has_data && !c.has_metadata) continue;
+  for (const auto& kv : by_id) {
+    ContainerInfo c;
     c.dir_index = dir_index;
     c.id = kv.first;
     c.path = env::JoinPath(data_dir, c.id);
@@ -119,8 +125,54 @@ Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_b
     c.metadata_path = LogBlockContainerWriter::MetadataPath(root, c.id);
     c.encrypted = encrypted;
     c.fs_block_size = fs_block_size;
-    out->containers.push_back(std::move(c));
+    out->push_back(std::move(c));
+    listed->push_back(kv.second);
   }
+  return Status::OK();
+}
+
+// Stats the listed files of `*c`.
+Status StatContainer(uint8_t listed, ContainerInfo* c) {
+  if (listed & kListedData) RETURN_NOT_OK(AddContainerFile(c->data_path, false, c));
+  if (listed & kListedMetadata) RETURN_NOT_OK(AddContainerFile(c->metadata_path, true, c));
+  return Status::OK();
+}
+
+// Below this many containers the stats run on the caller's thread: starting
+// threads would cost more than they save.
+constexpr size_t kParallelStatMinContainers = 256;
+constexpr size_t kStatChunk = 64;
+
+// Stats every listed file, `threads` threads at a time. On a large dir the
+// stats are most of the listing, which runs before any replay starts; each
+// container's are its own, so threads need nothing but a cursor. The error
+// returned is the first in container order, whatever the thread timing.
+Status StatContainers(const std::vector<uint8_t>& listed, int threads,
+                      std::vector<ContainerInfo>* containers) {
+  const size_t n = containers->size();
+  if (threads <= 1 || n < kParallelStatMinContainers) {
+    for (size_t i = 0; i < n; i++) RETURN_NOT_OK(StatContainer(listed[i], &(*containers)[i]));
+    return Status::OK();
+  }
+  std::vector<Status> statuses(n);
+  std::atomic<size_t> cursor{0};
+  {
+    const int workers = static_cast<int>(std::min<size_t>(threads, n / kStatChunk + 1));
+    ThreadPool pool("list-stat", workers);
+    for (int t = 0; t < workers; t++) {
+      pool.Submit([&] {
+        while (true) {
+          const size_t begin = cursor.fetch_add(kStatChunk);
+          if (begin >= n) return;
+          for (size_t i = begin; i < std::min(n, begin + kStatChunk); i++) {
+            statuses[i] = StatContainer(listed[i], &(*containers)[i]);
+          }
+        }
+      });
+    }
+    pool.Wait();
+  }
+  for (const Status& s : statuses) RETURN_NOT_OK(s);
   return Status::OK();
 }
 
@@ -149,13 +201,21 @@ bool IsStandardContainerId(const std::string& id) {
 }
 
 Status ListDataDirs(const std::vector<std::string>& roots,
-                    const std::vector<uint64_t>& fs_block_sizes, bool encrypted,
+                    const std::vector<uint64_t>& fs_block_sizes, bool encrypted, int stat_threads,
                     ContainerListing* out) {
+  std::vector<ContainerInfo> listed_containers;
+  std::vector<uint8_t> listed;
   for (uint32_t d = 0; d < roots.size(); d++) {
     const uint64_t given = d < fs_block_sizes.size() ? fs_block_sizes[d] : 0;
     const uint64_t block_size = given != 0 ? given : BlockSizeOf(roots[d]);
     out->fs_block_sizes.push_back(block_size);
-    RETURN_NOT_OK(ListContainers(d, roots[d], block_size, encrypted, out));
+    RETURN_NOT_OK(
+        ListContainers(d, roots[d], block_size, encrypted, &listed_containers, &listed));
+  }
+  RETURN_NOT_OK(StatContainers(listed, stat_threads, &listed_containers));
+  for (ContainerInfo& c : listed_containers) {
+    // Both files deleted since the listing: as if never listed.
+    if (c.has_data || c.has_metadata) out->containers.push_back(std::move(c));
   }
   // Report order (§4.2): data dir order as the flags give it, then container
   // id. The same order decides which copy of a duplicated id is blamed.

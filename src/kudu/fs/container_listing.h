@@ -15,9 +15,10 @@
 // specific language governing permissions and limitations
 // under the License.
 
-// The first step of the open, on the caller's thread before any replay:
-// each data dir checked (a wrong path is a usage error, not damage), its
-// data/ listed, and its files paired into containers by id. Containers are
+// The first step of the open, before any replay: each data dir checked (a
+// wrong path is a usage error, not damage), its data/ listed, its files
+// paired into containers by id and stat'ed (on a few threads: on a large
+// dir the stats are most of the listing). Containers are
 // sorted in report order here (data dir order, then id), which fixes their
 // indices in the block map and the order of every report entry whatever the
 // thread timing later.
@@ -51,8 +52,9 @@ Status CheckDataDir(const std::string& root);
 // Lists every root (each checked with CheckDataDir before). A missing or 0
 // entry of `fs_block_sizes`: that dir's filesystem block size (4096 when it
 // cannot be learnt). `encrypted`: every file has an encryption header.
+// `stat_threads`: how many threads stat the listed files (1: this one).
 Status ListDataDirs(const std::vector<std::string>& roots,
-                    const std::vector<uint64_t>& fs_block_sizes, bool encrypted,
+                    const std::vector<uint64_t>& fs_block_sizes, bool encrypted, int stat_threads,
                     ContainerListing* out);
 
 // Whether a container's id is one Kudu makes (32 lowercase hex); any other

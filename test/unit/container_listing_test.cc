@@ -1,0 +1,155 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// The listing's stats run on several threads for a large dir: whatever the
+// thread count, every container is listed with exactly the files and sizes
+// on disk, in report order, with the same problems.
+
+#include "kudu/fs/container_listing.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kudu/util/env.h"
+#include "util/fs_fixture_util.h"
+#include "util/test_macros.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace fs {
+namespace {
+
+using test::ContainerIdFor;
+using test::TempDir;
+
+// What the listing says of one container.
+struct Listed {
+  std::string id;
+  bool has_data, has_metadata;
+  uint64_t data_size, metadata_size;
+  std::vector<ContainerProblem::Kind> problems;
+  bool operator==(const Listed& o) const {
+    return id == o.id && has_data == o.has_data && has_metadata == o.has_metadata &&
+           data_size == o.data_size && metadata_size == o.metadata_size && problems == o.problems;
+  }
+};
+
+std::vector<Listed> Summarise(const ContainerListing& l) {
+  std::vector<Listed> out;
+  for (const ContainerInfo& c : l.containers) {
+    Listed x{c.id, c.has_data, c.has_metadata, c.data_size, c.metadata_size, {}};
+    for (const ContainerProblem& p : c.problems) x.problems.push_back(p.kind);
+    out.push_back(x);
+  }
+  return out;
+}
+
+class ContainerListingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = tmp_.Join("root");
+    data_ = env::JoinPath(root_, "data");
+    ASSERT_OK(env::CreateDirs(data_));
+  }
+  void Put(const std::string& name, size_t bytes) {
+    ASSERT_OK(test::WriteStringToFile(env::JoinPath(data_, name), std::string(bytes, 'x')));
+  }
+  ContainerListing List(int threads) {
+    ContainerListing l;
+    EXPECT_OK(ListDataDirs({root_}, {4096}, /*encrypted=*/false, threads, &l));
+    return l;
+  }
+
+  TempDir tmp_;
+  std::string root_, data_;
+};
+
+TEST_F(ContainerListingTest, EveryThreadCountListsWhatIsOnDisk) {
+  // Enough containers for the stats to run on threads, with every kind of
+  // pairing: both files, data only, metadata only, a metadata "file" that is
+  // a directory and a data "file" that is a FIFO.
+  constexpr int kContainers = 700;
+  std::vector<Listed> expected;
+  for (int i = 0; i < kContainers; i++) {
+    const std::string id = ContainerIdFor(static_cast<uint64_t>(i));
+    Listed x{id, false, false, 0, 0, {}};
+    switch (i % 7) {
+      case 0:
+        Put(id + ".data", static_cast<size_t>(i));
+        x.has_data = true;
+        x.data_size = static_cast<uint64_t>(i);
+        break;
+      case 1:
+        Put(id + ".metadata", static_cast<size_t>(i) + 3);
+        x.has_metadata = true;
+        x.metadata_size = static_cast<uint64_t>(i) + 3;
+        break;
+      case 2:
+        Put(id + ".data", 10);
+        ASSERT_OK(env::CreateDirs(env::JoinPath(data_, id + ".metadata")));
+        x.has_data = x.has_metadata = true;
+        x.data_size = 10;
+        x.problems.push_back(ContainerProblem::Kind::kNotRegularFile);
+        break;
+      case 3:
+        ASSERT_EQ(0, mkfifo(env::JoinPath(data_, id + ".data").c_str(), 0644));
+        Put(id + ".metadata", 20);
+        x.has_data = x.has_metadata = true;
+        x.metadata_size = 20;
+        x.problems.push_back(ContainerProblem::Kind::kNotRegularFile);
+        break;
+      default:
+        Put(id + ".data", static_cast<size_t>(i) * 2);
+        Put(id + ".metadata", static_cast<size_t>(i) % 97);
+        x.has_data = x.has_metadata = true;
+        x.data_size = static_cast<uint64_t>(i) * 2;
+        x.metadata_size = static_cast<uint64_t>(i) % 97;
+        break;
+    }
+    expected.push_back(x);
+  }
+  Put("block_manager_instance", 5);  // not a container file: not listed
+  for (int threads : {1, 2, 3, 8}) {
+    SCOPED_TRACE(threads);
+    const std::vector<Listed> got = Summarise(List(threads));
+    ASSERT_EQ(expected.size(), got.size());
+    for (size_t i = 0; i < got.size(); i++) {
+      ASSERT_TRUE(expected[i] == got[i]) << "container " << i << " (" << got[i].id << ")";
+    }
+  }
+}
+
+TEST_F(ContainerListingTest, SmallDirListsTheSameOnOneThread) {
+  for (int i = 0; i < 10; i++) Put(ContainerIdFor(static_cast<uint64_t>(i)) + ".data", 1 + i);
+  const std::vector<Listed> one = Summarise(List(1));
+  const std::vector<Listed> many = Summarise(List(8));
+  ASSERT_EQ(10u, one.size());
+  ASSERT_EQ(one.size(), many.size());
+  for (size_t i = 0; i < one.size(); i++) {
+    EXPECT_TRUE(one[i] == many[i]) << i;
+    EXPECT_EQ(1 + i, one[i].data_size);
+  }
+}
+
+}  // namespace
+}  // namespace fs
+}  // namespace kudu
