@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <map>
 #include <utility>
 
 #include "kudu/fs/container_writer.h"
@@ -107,26 +106,32 @@ Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_b
   const std::string data_dir = LogBlockContainerWriter::DataDir(root);
   std::vector<std::string> names;
   RETURN_NOT_OK_PREPEND(env::ListDir(data_dir, &names), "cannot list data dir");
-  std::map<std::string, uint8_t> by_id;  // ordered: deterministic
-  for (const std::string& name : names) {
+  // Sorted by id (deterministic), a container's two files side by side.
+  std::vector<std::pair<std::string, uint8_t>> files;
+  files.reserve(names.size());
+  for (std::string& name : names) {
     std::string id;
     bool is_metadata = false;
     if (ParseContainerFileName(name, &id, &is_metadata)) {
-      by_id[id] |= is_metadata ? kListedMetadata : kListedData;
+      files.emplace_back(std::move(id), is_metadata ? kListedMetadata : kListedData);
     }
     // Anything else (block_manager_instance, temporary files, stray files) is not ours.
   }
-  for (const auto& kv : by_id) {
+  std::sort(files.begin(), files.end());
+  out->reserve(out->size() + files.size());
+  for (size_t i = 0; i < files.size(); i++) {
+    uint8_t found = files[i].second;
+    while (i + 1 < files.size() && files[i + 1].first == files[i].first) found |= files[++i].second;
     ContainerInfo c;
     c.dir_index = dir_index;
-    c.id = kv.first;
+    c.id = std::move(files[i].first);
     c.path = env::JoinPath(data_dir, c.id);
     c.data_path = LogBlockContainerWriter::DataPath(root, c.id);
     c.metadata_path = LogBlockContainerWriter::MetadataPath(root, c.id);
     c.encrypted = encrypted;
     c.fs_block_size = fs_block_size;
     out->push_back(std::move(c));
-    listed->push_back(kv.second);
+    listed->push_back(found);
   }
   return Status::OK();
 }
