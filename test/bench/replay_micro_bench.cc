@@ -260,34 +260,61 @@ void BM_FloorCrcWholeFile(benchmark::State& state) {
 BENCHMARK(BM_FloorCrcWholeFile)->Arg(100000);
 
 // A container's live set under the workload a server writes: CREATEs with
-// ascending ids (gaps: other containers' blocks), one DELETE of a random
-// earlier block per 9 CREATEs. Arg 1 shuffles the CREATE ids, which makes
-// the set use its hash map from the first out-of-order id: the cost the
-// sorted vector saves.
+// ascending ids (gaps: other containers' blocks). Arg 1 = 0: one DELETE of
+// a random earlier block per 9 CREATEs; 1: the same with the CREATE ids
+// shuffled, which makes the set use its hash map from the first
+// out-of-order id (the cost the sorted vector saves); 2: a server that
+// deletes nearly all it writes (the S1 shape: 99.99 % deleted, each DELETE
+// a random block still live), where the vector stays a few hundred slots
+// and every DELETE searches it.
 void BM_LiveBlockSet(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
-  const bool shuffled = state.range(1) != 0;
+  const int mode = static_cast<int>(state.range(1));
   std::mt19937_64 rng(11);
   std::vector<uint64_t> ids(n);
   uint64_t id = rng() >> 24;
   for (auto& v : ids) v = (id += 1 + rng() % 4);
-  if (shuffled) std::shuffle(ids.begin(), ids.end(), rng);
-  std::vector<size_t> victims;  // index into ids of the block each DELETE removes
-  for (size_t i = 9; i < n; i += 9) victims.push_back(rng() % i);
+  if (mode == 1) std::shuffle(ids.begin(), ids.end(), rng);
+  // Per CREATE i, the index into ids of the blocks deleted right after it.
+  std::vector<std::vector<size_t>> deletes(n);
+  size_t records = n;
+  if (mode == 2) {
+    std::vector<size_t> live;
+    size_t deleted = 0;
+    for (size_t i = 0; i < n; i++) {
+      live.push_back(i);
+      const size_t due = (i + 1) * 9999 / 10000;
+      while (deleted < due && !live.empty()) {
+        const size_t k = rng() % live.size();
+        deletes[i].push_back(live[k]);
+        live[k] = live.back();
+        live.pop_back();
+        deleted++;
+      }
+    }
+    records += deleted;
+  } else {
+    for (size_t i = 9; i < n; i += 9) deletes[i - 1].push_back(rng() % i);
+    records += n / 9;
+  }
   for (auto _ : state) {
     LiveBlockSet set;
     set.Reserve(n);
     BlockLocation erased;
-    size_t next_victim = 0;
     for (size_t i = 0; i < n; i++) {
       set.Insert(ids[i], BlockLocation{static_cast<int64_t>(i) * 4096, 100});
-      if (i % 9 == 8 && next_victim < victims.size()) set.Erase(ids[victims[next_victim++]], &erased);
+      for (size_t v : deletes[i]) set.Erase(ids[v], &erased);
     }
     benchmark::DoNotOptimize(set.size());
   }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * (n + n / 9)));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * records));
 }
-BENCHMARK(BM_LiveBlockSet)->Args({30000, 0})->Args({30000, 1})->Args({1000000, 0})->Args({1000000, 1})
+BENCHMARK(BM_LiveBlockSet)
+    ->Args({30000, 0})
+    ->Args({30000, 1})
+    ->Args({1000000, 0})
+    ->Args({1000000, 1})
+    ->Args({1000000, 2})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -158,27 +158,51 @@ TEST(LiveBlockSetTest, OutOfOrderIdMovesToTheHashMap) {
 // Lookups do not depend on the ids being evenly spaced (the search guesses
 // a position from the id): clustered and exponentially spaced ids, every
 // present id found, every id next to one not.
-TEST(LiveBlockSetTest, FindsIdsWhateverTheirSpacing) {
+// Every id found and every id between them not, whatever the spacing, in
+// a set small enough to be searched directly (a server deleting most of
+// what it writes) and in one large enough to be interpolated first.
+void ExpectFindsExactlyTheIds(const std::vector<uint64_t>& ids) {
   LiveBlockSet set;
-  std::vector<uint64_t> ids;
-  for (uint64_t i = 0; i < 200; i++) ids.push_back(1000 + i);  // a dense cluster
-  for (int b = 11; b < 63; b++) ids.push_back(1ULL << b);      // then sparse
-  for (uint64_t i = 1; i <= 100; i++) ids.push_back((1ULL << 63) + i * 7);
-  ids.push_back(UINT64_MAX);
   for (uint64_t id : ids) ASSERT_TRUE(set.Insert(id, {static_cast<int64_t>(id % 1000), 1}));
-  EXPECT_FALSE(set.hashed());
+  ASSERT_FALSE(set.hashed());
   for (uint64_t id : ids) {
-    ASSERT_NE(nullptr, set.Find(id)) << id;
+    ASSERT_NE(nullptr, set.Find(id)) << id << " of " << ids.size();
     EXPECT_EQ(static_cast<int64_t>(id % 1000), set.Find(id)->offset);
     if (id > 0 && !std::binary_search(ids.begin(), ids.end(), id - 1)) {
-      EXPECT_EQ(nullptr, set.Find(id - 1)) << id - 1;
+      EXPECT_EQ(nullptr, set.Find(id - 1)) << id - 1 << " of " << ids.size();
     }
     if (id < UINT64_MAX && !std::binary_search(ids.begin(), ids.end(), id + 1)) {
-      EXPECT_EQ(nullptr, set.Find(id + 1)) << id + 1;
+      EXPECT_EQ(nullptr, set.Find(id + 1)) << id + 1 << " of " << ids.size();
     }
   }
+  if (ids.front() > 0) EXPECT_EQ(nullptr, set.Find(ids.front() - 1));
   EXPECT_EQ(nullptr, set.Find(0));
-  EXPECT_EQ(nullptr, set.Find(999));
+}
+
+TEST(LiveBlockSetTest, FindsIdsWhateverTheirSpacing) {
+  for (uint64_t dense : {0, 1, 200, 700, 7000}) {
+    SCOPED_TRACE(dense);
+    std::vector<uint64_t> ids;
+    for (uint64_t i = 0; i < dense; i++) ids.push_back(1000 + i);  // a dense cluster
+    for (int b = 13; b < 63; b++) ids.push_back(1ULL << b);          // then sparse
+    for (uint64_t i = 1; i <= 100; i++) ids.push_back((1ULL << 63) + i * 7);
+    ids.push_back(UINT64_MAX);
+    ExpectFindsExactlyTheIds(ids);
+  }
+}
+
+// Every size from one slot to past the direct search's limit, evenly spaced
+// ids: the last step of a search is where an off-by-one would hide.
+TEST(LiveBlockSetTest, FindsIdsInSetsOfEverySize) {
+  for (size_t n = 1; n <= 1100; n++) {
+    std::vector<uint64_t> ids;
+    for (size_t i = 0; i < n; i++) ids.push_back(10 + 3 * i);
+    ExpectFindsExactlyTheIds(ids);
+    if (HasFatalFailure() || HasFailure()) {
+      ADD_FAILURE() << "set of " << n << " ids";
+      return;
+    }
+  }
 }
 
 // Memory follows the live blocks, not the records: a million CREATE +

@@ -39,6 +39,21 @@ void LiveBlockSet::Reserve(size_t n) {
 }
 
 const LiveBlockSet::Slot* LiveBlockSet::FindSlot(uint64_t id) const {
+  // A few hundred slots (a server that deletes nearly all it writes keeps
+  // about that many per container, and searches them once per DELETE):
+  // a binary search without branches, each step a conditional move and a
+  // load from the L1 cache, no division and no mispredicted branch.
+  if (sorted_.size() <= kSearchDirectlyAtMost) {
+    if (sorted_.empty()) return nullptr;
+    const Slot* base = sorted_.data();
+    for (size_t n = sorted_.size(); n > 1;) {
+      const size_t half = n / 2;
+      base += base[half].id < id ? half : 0;
+      n -= half;
+    }
+    base += base->id < id ? 1 : 0;  // the first slot not below id
+    return base != sorted_.data() + sorted_.size() && base->id == id ? base : nullptr;
+  }
   // Interpolation first: a server's ids are close to evenly spaced within a
   // container, so the first guess usually lands on the slot or next to it
   // (a DELETE then costs one or two cache misses, where a binary search of

@@ -114,6 +114,10 @@ class LiveBlockSet {
  private:
   // A valid length is never negative (the record semantics reject it).
   static constexpr int64_t kTombstone = -1;
+  // FindSlot searches this many slots (24 KiB, within the L1 cache)
+  // directly; more, it interpolates first. Out of the cache a branchless
+  // search is slower than a branchy one, whose predicted loads run ahead.
+  static constexpr size_t kSearchDirectlyAtMost = 1024;
   using Slot = LiveBlock;
   // The slot holding `id` (live or tombstone), or nullptr.
   Slot* FindSlot(uint64_t id);
