@@ -157,8 +157,16 @@ __attribute__((always_inline)) inline bool ParseWriterLayout(Slice body, BlockRe
 
 __attribute__((always_inline)) inline bool ParseBlockRecord(Slice body, BlockRecordPB* fallback,
                                                             BlockRecord* record) {
-  return block_record_internal::ParseWriterLayout(body, record) ||
-         ParseBlockRecordSlow(body, fallback, record);
+  if (block_record_internal::ParseWriterLayout(body, record)) return true;
+  // Through a copy: were `*record`'s address passed to the out-of-line
+  // parser, the caller's record would have to live in memory, and its
+  // offset and length, stored as two 8-byte fields, were then read back as
+  // one 16-byte load that cannot be forwarded from those stores (a stall on
+  // every CREATE).
+  BlockRecord slow;
+  if (!ParseBlockRecordSlow(body, fallback, &slow)) return false;
+  *record = slow;
+  return true;
 }
 
 }  // namespace fs

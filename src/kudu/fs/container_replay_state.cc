@@ -47,9 +47,8 @@ void ContainerReplayState::Reset() {
 
 void ContainerReplayState::Reserve(size_t records) { live_.Reserve(records); }
 
-void ContainerReplayState::Malformed(const BlockRecord& record, uint64_t offset,
-                                     const char* reason) {
-  malformed_.push_back(MalformedRecord{record.block_id, offset, reason, std::string()});
+void ContainerReplayState::Malformed(uint64_t block_id, uint64_t offset, const char* reason) {
+  malformed_.push_back(MalformedRecord{block_id, offset, reason, std::string()});
 }
 
 uint64_t ContainerReplayState::AlignUpToBlock(uint64_t v) const { return AlignUp(v); }

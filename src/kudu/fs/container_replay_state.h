@@ -119,8 +119,10 @@ class ContainerReplayState : public BlockRecordSink {
   uint64_t records_applied() const { return records_; }
 
  private:
-  // Rare: out of line and marked cold, so OnRecord's common path stays small.
-  __attribute__((noinline, cold)) void Malformed(const BlockRecord& record, uint64_t offset,
+  // Rare: out of line and marked cold, so OnRecord's common path stays
+  // small. The id by value: a reference would keep the caller's record in
+  // memory (see ParseBlockRecord).
+  __attribute__((noinline, cold)) void Malformed(uint64_t block_id, uint64_t offset,
                                                  const char* reason);
   // Twice per CREATE: inlined.
   __attribute__((always_inline)) inline uint64_t AlignUp(uint64_t v) const;
@@ -179,21 +181,21 @@ inline void ContainerReplayState::Apply(const BlockRecord& record, uint64_t offs
   const uint64_t id = record.block_id;
   switch (record.op_type) {
     case CREATE: {
-      if (!record.has_offset) return Malformed(record, offset, why::kMissingOffset);
-      if (!record.has_length) return Malformed(record, offset, why::kMissingLength);
+      if (!record.has_offset) return Malformed(id, offset, why::kMissingOffset);
+      if (!record.has_length) return Malformed(id, offset, why::kMissingLength);
       const int64_t off = record.offset;
       const int64_t len = record.length;
-      if (off < 0) return Malformed(record, offset, why::kNegativeOffset);
-      if (len < 0) return Malformed(record, offset, why::kNegativeLength);
+      if (off < 0) return Malformed(id, offset, why::kNegativeOffset);
+      if (len < 0) return Malformed(id, offset, why::kNegativeLength);
       // No block can end past INT64_MAX (Kudu's int64 sum would wrap).
-      if (off > INT64_MAX - len) return Malformed(record, offset, why::kOffsetLengthOverflow);
+      if (off > INT64_MAX - len) return Malformed(id, offset, why::kOffsetLengthOverflow);
       const uint64_t uoff = static_cast<uint64_t>(off), ulen = static_cast<uint64_t>(len);
       const uint64_t end = uoff + ulen;
       if (len > 0 && end > data_file_size_) {
-        return Malformed(record, offset, why::kPastEndOfData);
+        return Malformed(id, offset, why::kPastEndOfData);
       }
       if (!live_.Insert(id, BlockLocation{off, len})) {
-        return Malformed(record, offset, why::kDuplicateCreate);
+        return Malformed(id, offset, why::kDuplicateCreate);
       }
       live_bytes_ += ulen;
       live_bytes_aligned_ += InlineAlignedLength(uoff, ulen);
@@ -212,14 +214,14 @@ inline void ContainerReplayState::Apply(const BlockRecord& record, uint64_t offs
     }
     case DELETE: {
       BlockLocation erased;
-      if (!live_.Erase(id, &erased)) return Malformed(record, offset, why::kDeleteNotLive);
+      if (!live_.Erase(id, &erased)) return Malformed(id, offset, why::kDeleteNotLive);
       live_bytes_ -= static_cast<uint64_t>(erased.length);
       live_bytes_aligned_ -= InlineAlignedLength(static_cast<uint64_t>(erased.offset),
                                                  static_cast<uint64_t>(erased.length));
       return;
     }
     default:
-      return Malformed(record, offset, why::kUnknownOpType);
+      return Malformed(id, offset, why::kUnknownOpType);
   }
 }
 
