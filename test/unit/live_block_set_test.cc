@@ -175,7 +175,9 @@ void ExpectFindsExactlyTheIds(const std::vector<uint64_t>& ids) {
       EXPECT_EQ(nullptr, set.Find(id + 1)) << id + 1 << " of " << ids.size();
     }
   }
-  if (ids.front() > 0) EXPECT_EQ(nullptr, set.Find(ids.front() - 1));
+  if (ids.front() > 0) {
+    EXPECT_EQ(nullptr, set.Find(ids.front() - 1));
+  }
   EXPECT_EQ(nullptr, set.Find(0));
 }
 
@@ -222,7 +224,9 @@ TEST(LiveBlockSetTest, TombstonesAreDroppedWhenTheyOutnumberLiveBlocks) {
   // Half live, half dead: tombstones may stay, but never more than live + 64.
   for (uint64_t id = 1000000; id < 1010000; id++) {
     ASSERT_TRUE(set.Insert(id, {0, 1}));
-    if (id % 2 == 0) ASSERT_TRUE(set.Erase(id, &erased));
+    if (id % 2 == 0) {
+      ASSERT_TRUE(set.Erase(id, &erased));
+    }
   }
   EXPECT_EQ(5001u, set.size());
   EXPECT_LE(set.slot_count(), 2 * set.size() + 64);
