@@ -29,7 +29,6 @@
 // per-shard queue.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -106,7 +105,8 @@ class BlockMap {
   // blocks. The entries expected are n scaled by the live share seen so far,
   // so that the map follows the live blocks and not the deleted history: on
   // a state where most blocks were deleted, n overstates the live blocks
-  // many times over. Thread-safe, cheap (two relaxed atomic adds).
+  // many times over. Thread-safe, cheap (once per container, under a lock
+  // of its own).
   void NoteReplayed(uint64_t create_records, uint64_t live);
   // Allocates each shard not allocated yet, for its share of the entries
   // expected, and touches the memory, so that merges do not take its page
@@ -150,8 +150,14 @@ class BlockMap {
   size_t ExpectedPerShard() const;
   Shard shards_[kNumShards];
   size_t reserved_ = 0;
-  std::atomic<uint64_t> noted_records_{0};
-  std::atomic<uint64_t> noted_live_{0};
+  // What NoteReplayed was told: sums over the containers of their records
+  // r and live blocks l (l capped at r), of l^2 / r and of r^2, for the
+  // weighted mean of their live shares and its standard error.
+  mutable std::mutex notes_mu_;
+  double noted_records_ = 0;
+  double noted_live_ = 0;
+  double noted_live_sq_per_record_ = 0;
+  double noted_records_sq_ = 0;
 };
 
 }  // namespace fs
