@@ -295,15 +295,37 @@ TEST_F(WholeFileReadTest, ReadThroughTheCacheSaysWhetherItWasAllCached) {
     EXPECT_EQ(1u, f->stats().cache_probe_hits);
     EXPECT_EQ(0u, f->stats().cache_probe_misses);
   }
-  const std::string cold = dir_.Join("cold");
-  if (MakeColdFile(cold, data)) {
-    auto f = Open(cold);
+  // A probe that does not return everything (injected here: a short read,
+  // as the kernel gives for a partly cached file) counts a miss, and the
+  // rest takes more calls: the same bytes.
+  {
+    auto f = Open(MakeFile("partly", data));
+    IoFaultInjector::Arm(IoOp::kRead, 1, IoFault::kShortRead);
     ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kNever, 0, &buf, &direct));
+    EXPECT_TRUE(IoFaultInjector::Fired());
+    IoFaultInjector::Disarm();
     EXPECT_EQ(0, std::memcmp(buf.get(), data.data(), data.size()));
     EXPECT_EQ(0u, f->stats().cache_probe_hits);
     EXPECT_EQ(1u, f->stats().cache_probe_misses);
     EXPECT_EQ(data.size(), f->stats().bytes_read);
     EXPECT_LE(2u, f->stats().read_syscalls);
+  }
+  // A file the page cache dropped: usually EAGAIN, a miss. On a loaded
+  // machine the kernel has been seen to serve the no-wait read in full all
+  // the same (cachestat saying nothing was cached just before), which
+  // counts a hit in one call; either way the counts match the calls.
+  const std::string cold = dir_.Join("cold");
+  if (MakeColdFile(cold, data)) {
+    auto f = Open(cold);
+    ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kNever, 0, &buf, &direct));
+    EXPECT_EQ(0, std::memcmp(buf.get(), data.data(), data.size()));
+    EXPECT_EQ(1u, f->stats().cache_probe_hits + f->stats().cache_probe_misses);
+    EXPECT_EQ(data.size(), f->stats().bytes_read);
+    if (f->stats().cache_probe_misses == 1) {
+      EXPECT_LE(2u, f->stats().read_syscalls);
+    } else {
+      EXPECT_EQ(1u, f->stats().read_syscalls);
+    }
   }
   for (IoFault fault : {IoFault::kEIO, IoFault::kUnexpectedEof}) {
     auto f = Open(MakeFile("faulted", data));
