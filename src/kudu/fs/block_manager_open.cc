@@ -386,7 +386,10 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
       static_cast<uint64_t>(opts.threads_per_dir) * opts.data_dirs.size(),
       std::max(1u, std::thread::hardware_concurrency())));
   ContainerListing listing;
-  Status s = ListDataDirs(opts.data_dirs, block_sizes, result->encrypted, stat_threads, &listing);
+  Status s = ListDataDirs(opts.data_dirs, block_sizes, result->encrypted, stat_threads, &listing,
+                          &result->prepared->data_dir_names);
+  // Not needed again, and a large server's names are megabytes.
+  std::vector<std::optional<std::vector<std::string>>>().swap(result->prepared->data_dir_names);
   result->fs_block_sizes = std::move(listing.fs_block_sizes);
   result->containers = std::move(listing.containers);
   if (!s.ok()) return usage_failure(s);

@@ -101,15 +101,18 @@ enum ListedFiles : uint8_t { kListedData = 1, kListedMetadata = 2 };
 // Lists <root>/data/ and pairs its files into containers, appending each
 // to `out` and what was found of it to `listed`. Nothing is stat'ed yet.
 Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_block_size,
-                      bool encrypted, std::vector<ContainerInfo>* out,
-                      std::vector<uint8_t>* listed) {
+                      bool encrypted, const std::vector<std::string>* given_names,
+                      std::vector<ContainerInfo>* out, std::vector<uint8_t>* listed) {
   const std::string data_dir = LogBlockContainerWriter::DataDir(root);
-  std::vector<std::string> names;
-  RETURN_NOT_OK_PREPEND(env::ListDir(data_dir, &names), "cannot list data dir");
+  std::vector<std::string> read_names;
+  if (given_names == nullptr) {
+    RETURN_NOT_OK_PREPEND(env::ListDir(data_dir, &read_names), "cannot list data dir");
+  }
+  const std::vector<std::string>& names = given_names != nullptr ? *given_names : read_names;
   // Sorted by id (deterministic), a container's two files side by side.
   std::vector<std::pair<std::string, uint8_t>> files;
   files.reserve(names.size());
-  for (std::string& name : names) {
+  for (const std::string& name : names) {
     std::string id;
     bool is_metadata = false;
     if (ParseContainerFileName(name, &id, &is_metadata)) {
@@ -208,15 +211,19 @@ bool IsStandardContainerId(const std::string& id) {
 
 Status ListDataDirs(const std::vector<std::string>& roots,
                     const std::vector<uint64_t>& fs_block_sizes, bool encrypted, int stat_threads,
-                    ContainerListing* out) {
+                    ContainerListing* out,
+                    const std::vector<std::optional<std::vector<std::string>>>* names) {
   std::vector<ContainerInfo> listed_containers;
   std::vector<uint8_t> listed;
   for (uint32_t d = 0; d < roots.size(); d++) {
     const uint64_t given = d < fs_block_sizes.size() ? fs_block_sizes[d] : 0;
     const uint64_t block_size = given != 0 ? given : BlockSizeOf(roots[d]);
     out->fs_block_sizes.push_back(block_size);
-    RETURN_NOT_OK(
-        ListContainers(d, roots[d], block_size, encrypted, &listed_containers, &listed));
+    const std::vector<std::string>* read_before =
+        names != nullptr && d < names->size() && (*names)[d].has_value() ? &*(*names)[d]
+                                                                         : nullptr;
+    RETURN_NOT_OK(ListContainers(d, roots[d], block_size, encrypted, read_before,
+                                 &listed_containers, &listed));
   }
   RETURN_NOT_OK(StatContainers(listed, stat_threads, &listed_containers));
   // Both files deleted since the listing: as if never listed. Nothing moves

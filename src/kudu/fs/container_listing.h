@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,9 +54,13 @@ Status CheckDataDir(const std::string& root);
 // entry of `fs_block_sizes`: that dir's filesystem block size (4096 when it
 // cannot be learnt). `encrypted`: every file has an encryption header.
 // `stat_threads`: how many threads stat the listed files (1: this one).
+// `names`, when given, has per root the names its data/ holds, as the open
+// read them just before (PreparedDataDirs::data_dir_names); a root without
+// them is read here.
 Status ListDataDirs(const std::vector<std::string>& roots,
                     const std::vector<uint64_t>& fs_block_sizes, bool encrypted, int stat_threads,
-                    ContainerListing* out);
+                    ContainerListing* out,
+                    const std::vector<std::optional<std::vector<std::string>>>* names = nullptr);
 
 // Whether a container's id is one Kudu makes (32 lowercase hex); any other
 // stem is a container all the same, with a non-fatal note in the report.

@@ -67,10 +67,15 @@ Status PrepareDataDirs(const PrepareDataDirsOptions& opts, PreparedDataDirs* p) 
     }
   }
 
-  for (const std::string& root : opts.data_roots) {
+  p->data_dir_names.resize(opts.data_roots.size());
+  for (size_t d = 0; d < opts.data_roots.size(); d++) {
     // A data dir that cannot be listed is reported by the open's own
-    // listing; nothing here is read from it.
-    FindTemporaryFiles(env::JoinPath(root, "data"), &p->temp_files);
+    // listing, which then reads it itself.
+    std::vector<std::string> names;
+    if (FindTemporaryFiles(env::JoinPath(opts.data_roots[d], "data"), &p->temp_files, &names)
+            .ok()) {
+      p->data_dir_names[d] = std::move(names);
+    }
   }
   TemporaryFiles& t = p->temp_files;
   for (auto* v : {&t.found, &t.unexpected, &t.only_copies}) std::sort(v->begin(), v->end());

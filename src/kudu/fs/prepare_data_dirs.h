@@ -32,6 +32,7 @@
 #include <gflags/gflags_declare.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,11 @@ struct PreparedDataDirs {
   std::vector<std::unique_ptr<InstanceFileLock>> locks;
   std::vector<UnlockedDir> unlocked_dirs;
   TemporaryFiles temp_files;
+  // Per data root, the names of the entries of its data/ as the walk for
+  // temporary files read them (none where it could not): nothing but this
+  // open writes there once the locks are held, and a temporary file it
+  // deleted is never a container, so the listing pairs these.
+  std::vector<std::optional<std::vector<std::string>>> data_dir_names;
 
   PreparedDataDirs() = default;
   // server_key may point into it.

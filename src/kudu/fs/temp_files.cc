@@ -118,12 +118,18 @@ Status CreateTempFile(const std::string& prefix, const WriteEncryption& enc,
   return Status::IOError(prefix + kTmpInfix + ".XXXXXX: no unused temporary file name");
 }
 
-Status FindTemporaryFiles(const std::string& data_dir, TemporaryFiles* out) {
+Status FindTemporaryFiles(const std::string& data_dir, TemporaryFiles* out,
+                          std::vector<std::string>* names) {
   struct stat st;
   if (::lstat(data_dir.c_str(), &st) != 0) return Status::FromErrno(data_dir, errno);
   std::vector<DirEntry> entries;
   RETURN_NOT_OK_PREPEND(ListEntries(data_dir, &entries), "cannot list data dir");
   Walk(data_dir, entries, st.st_dev, true, out);
+  if (names != nullptr) {
+    names->clear();
+    names->reserve(entries.size());
+    for (DirEntry& e : entries) names->push_back(std::move(e.name));
+  }
   return Status::OK();
 }
 

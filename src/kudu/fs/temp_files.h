@@ -69,7 +69,11 @@ struct TemporaryFiles {
 // another filesystem (Kudu's FTS_PHYSICAL | FTS_XDEV walk), adding what it
 // finds to `*out`. `only_copies` is filled too. Fails only when `data_dir`
 // itself cannot be read; an entry that vanishes during the walk is skipped.
-Status FindTemporaryFiles(const std::string& data_dir, TemporaryFiles* out);
+// `names`, when given, receives the name of every entry of `data_dir`
+// itself as the walk read it: the container listing pairs those instead of
+// reading the dir a second time.
+Status FindTemporaryFiles(const std::string& data_dir, TemporaryFiles* out,
+                          std::vector<std::string>* names = nullptr);
 
 // Deletes every found file but the only copies, then fsyncs each dir it
 // deleted from. Stops at the first failure, recorded in `failed_path` and
