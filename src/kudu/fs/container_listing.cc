@@ -17,7 +17,9 @@
 
 #include "kudu/fs/container_listing.h"
 
+#include <fcntl.h>
 #include <glog/logging.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -72,11 +74,13 @@ uint64_t BlockSizeOf(const std::string& root) {
   return block_size;
 }
 
-// Notes one listed file of a container (its size included). A file that is
-// not a regular file makes the container fatal (§4.1) without being opened.
-Status AddContainerFile(const std::string& path, bool is_metadata, ContainerInfo* c) {
+// Notes one listed file of a container (its size included), found by its
+// name in `dir_fd`, the container's data/. A file that is not a regular
+// file makes the container fatal (§4.1) without being opened.
+Status AddContainerFile(int dir_fd, const std::string& path, bool is_metadata, ContainerInfo* c) {
   uint64_t size = 0;
-  Status s = env::GetRegularFileSize(path, &size);
+  const std::string name = c->id + (is_metadata ? kMetadataSuffix : kDataSuffix);
+  Status s = env::GetRegularFileSizeAt(dir_fd, name, path, &size);
   if (s.IsNotFound()) return Status::OK();  // deleted since the listing: as if absent
   if (s.IsIllegalState()) {
     (is_metadata ? c->has_metadata : c->has_data) = true;
@@ -140,10 +144,11 @@ Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_b
   return Status::OK();
 }
 
-// Stats the listed files of `*c`.
-Status StatContainer(uint8_t listed, ContainerInfo* c) {
-  if (listed & kListedData) RETURN_NOT_OK(AddContainerFile(c->data_path, false, c));
-  if (listed & kListedMetadata) RETURN_NOT_OK(AddContainerFile(c->metadata_path, true, c));
+// Stats the listed files of `*c`; `dir_fds` are the dirs' data/, by index.
+Status StatContainer(const std::vector<int>& dir_fds, uint8_t listed, ContainerInfo* c) {
+  const int fd = dir_fds[c->dir_index];
+  if (listed & kListedData) RETURN_NOT_OK(AddContainerFile(fd, c->data_path, false, c));
+  if (listed & kListedMetadata) RETURN_NOT_OK(AddContainerFile(fd, c->metadata_path, true, c));
   return Status::OK();
 }
 
@@ -156,11 +161,13 @@ constexpr size_t kStatChunk = 64;
 // stats are most of the listing, which runs before any replay starts; each
 // container's are its own, so threads need nothing but a cursor. The error
 // returned is the first in container order, whatever the thread timing.
-Status StatContainers(const std::vector<uint8_t>& listed, int threads,
-                      std::vector<ContainerInfo>* containers) {
+Status StatContainers(const std::vector<int>& dir_fds, const std::vector<uint8_t>& listed,
+                      int threads, std::vector<ContainerInfo>* containers) {
   const size_t n = containers->size();
   if (threads <= 1 || n < kParallelStatMinContainers) {
-    for (size_t i = 0; i < n; i++) RETURN_NOT_OK(StatContainer(listed[i], &(*containers)[i]));
+    for (size_t i = 0; i < n; i++) {
+      RETURN_NOT_OK(StatContainer(dir_fds, listed[i], &(*containers)[i]));
+    }
     return Status::OK();
   }
   std::vector<Status> statuses(n);
@@ -174,7 +181,7 @@ Status StatContainers(const std::vector<uint8_t>& listed, int threads,
           const size_t begin = cursor.fetch_add(kStatChunk);
           if (begin >= n) return;
           for (size_t i = begin; i < std::min(n, begin + kStatChunk); i++) {
-            statuses[i] = StatContainer(listed[i], &(*containers)[i]);
+            statuses[i] = StatContainer(dir_fds, listed[i], &(*containers)[i]);
           }
         }
       });
@@ -225,7 +232,25 @@ Status ListDataDirs(const std::vector<std::string>& roots,
     RETURN_NOT_OK(ListContainers(d, roots[d], block_size, encrypted, read_before,
                                  &listed_containers, &listed));
   }
-  RETURN_NOT_OK(StatContainers(listed, stat_threads, &listed_containers));
+  // Each file is stat'ed by its name in its data/, open here: a lookup of
+  // one path component instead of every one of <root>/data/<name> (on a
+  // 2,000-container dir the stats are half the listing).
+  std::vector<int> dir_fds;
+  struct CloseAll {
+    std::vector<int>* fds;
+    ~CloseAll() {
+      for (int fd : *fds) {
+        if (fd >= 0) ::close(fd);
+      }
+    }
+  } close_all{&dir_fds};
+  for (const std::string& root : roots) {
+    const std::string data_dir = LogBlockContainerWriter::DataDir(root);
+    const int fd = ::open(data_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return Status::FromErrno(data_dir + ": cannot open data dir", errno);
+    dir_fds.push_back(fd);
+  }
+  RETURN_NOT_OK(StatContainers(dir_fds, listed, stat_threads, &listed_containers));
   // Both files deleted since the listing: as if never listed. Nothing moves
   // unless one was.
   listed_containers.erase(std::remove_if(listed_containers.begin(), listed_containers.end(),

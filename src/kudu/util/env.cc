@@ -67,10 +67,17 @@ const char* FileTypeName(mode_t mode) {
 }  // namespace
 
 Status GetRegularFileSize(const std::string& path, uint64_t* size) {
+  return GetRegularFileSizeAt(AT_FDCWD, path, path, size);
+}
+
+Status GetRegularFileSizeAt(int dir_fd, const std::string& name, const std::string& path,
+                            uint64_t* size) {
   struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) return Status::FromErrno(path, errno);
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    return Status::FromErrno(path, errno);
+  }
   const bool link = S_ISLNK(st.st_mode);
-  if (link && ::stat(path.c_str(), &st) != 0) {
+  if (link && ::fstatat(dir_fd, name.c_str(), &st, 0) != 0) {
     const int err = errno;
     return Status::IllegalState(path + ": not a regular file (" +
                                 (err == ELOOP ? "a symlink loop" : "a dangling symlink") + ")");

@@ -40,6 +40,12 @@ Status GetFileSize(const std::string& path, uint64_t* size);
 // device, a dangling symlink or a symlink loop. Opening such a file could
 // block for ever (a FIFO) or read without end (/dev/zero).
 Status GetRegularFileSize(const std::string& path, uint64_t* size);
+// The same for `name` inside the directory open as `dir_fd` (AT_FDCWD: the
+// working directory), errors naming `path`: a lookup of one name instead
+// of every component of a long path, for a caller that stats thousands of
+// files in one directory.
+Status GetRegularFileSizeAt(int dir_fd, const std::string& name, const std::string& path,
+                            uint64_t* size);
 // The disk space `path` occupies: st_blocks x 512 (holes excluded).
 Status GetFileAllocatedSize(const std::string& path, uint64_t* bytes);
 bool FileExists(const std::string& path);
