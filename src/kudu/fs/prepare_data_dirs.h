@@ -92,7 +92,10 @@ struct PreparedDataDirs {
   // Per data root, the names of the entries of its data/ as the walk for
   // temporary files read them (none where it could not): nothing but this
   // open writes there once the locks are held, and a temporary file it
-  // deleted is never a container, so the listing pairs these.
+  // deleted is never a container, so the listing pairs these. (A read-only
+  // open of a dir whose lock another process holds sees that dir change
+  // under it whichever read it pairs; a file gone by the time it is
+  // stat'ed counts as absent, as it always did.)
   std::vector<std::optional<std::vector<std::string>>> data_dir_names;
 
   PreparedDataDirs() = default;
