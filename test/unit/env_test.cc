@@ -20,6 +20,8 @@
 // and path helpers, on real files in a temporary directory.
 #include "kudu/util/env.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -142,6 +144,38 @@ TEST_F(FileTest, EnvInjectedRenameDeleteSyncTruncateFaults) {
   EXPECT_TRUE(Contains(s.ToString(), victims[2]));
   ASSERT_OK(env::DeleteFile(victims[3]));
   EXPECT_EQ(4u, IoFaultInjector::Count(IoOp::kDelete));
+}
+
+// Each directory stays open until the object goes, then is closed (the
+// open holds one per data dir for as long as its replay runs); a missing
+// one fails naming it.
+TEST_F(FileTest, EnvOpenDirsHoldsEachUntilItGoes) {
+  ASSERT_OK(env::CreateDirs(dir_.Join("a")));
+  ASSERT_OK(env::CreateDirs(dir_.Join("b")));
+  std::vector<int> fds;
+  {
+    env::OpenDirs dirs;
+    ASSERT_OK(dirs.Add(dir_.Join("a")));
+    ASSERT_OK(dirs.Add(dir_.Join("b")));
+    Status s = dirs.Add(dir_.Join("c"));
+    EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+    EXPECT_TRUE(Contains(s.ToString(), dir_.Join("c"))) << s.ToString();
+    ASSERT_EQ(2u, dirs.fds().size());
+    env::OpenDirs moved = std::move(dirs);
+    EXPECT_TRUE(dirs.fds().empty());
+    fds = moved.fds();
+    for (int fd : fds) {
+      struct stat st;
+      ASSERT_EQ(0, ::fstat(fd, &st));
+      EXPECT_TRUE(S_ISDIR(st.st_mode));
+    }
+    // A name in the second is found through its descriptor.
+    MakeFile("b/x", "12345");
+    uint64_t size = 0;
+    ASSERT_OK(env::GetRegularFileSizeAt(moved.fds()[1], "x", dir_.Join("b/x"), &size));
+    EXPECT_EQ(5u, size);
+  }
+  for (int fd : fds) EXPECT_EQ(-1, ::fcntl(fd, F_GETFD)) << "descriptor " << fd << " left open";
 }
 
 TEST_F(FileTest, EnvSyncDir) {

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "kudu/util/env.h"
 #include "kudu/util/io_fault_injector.h"
 #include "util/file_fixture.h"
 #include "util/test_macros.h"
@@ -97,6 +98,34 @@ TEST_F(FileTest, OpenMissingFileIsNotFoundNamingThePath) {
   EXPECT_TRUE(Contains(s.ToString(), path)) << s.ToString();
   EXPECT_EQ(ENOENT, s.posix_code());
   EXPECT_FALSE(f);
+}
+
+// OpenAt finds the file by its name in the directory it is given, not by
+// the path: a directory open before its path changed still serves it, and
+// the file keeps the path it was asked for as its name.
+TEST_F(FileTest, OpenAtFindsTheNameInTheGivenDirectory) {
+  ASSERT_OK(env::CreateDirs(dir_.Join("held")));
+  const std::string data = RandomBytes(5000, 3);
+  const std::string path = dir_.Join("held/a.metadata");
+  ASSERT_EQ(path, MakeFile("held/a.metadata", data));
+  env::OpenDirs dirs;
+  ASSERT_OK(dirs.Add(dir_.Join("held")));
+  ASSERT_OK(env::RenameFile(dir_.Join("held"), dir_.Join("moved")));
+  std::unique_ptr<RandomAccessFile> f;
+  ASSERT_OK(RandomAccessFile::OpenAt(dirs.fds()[0], path, nullptr, &f));
+  EXPECT_EQ(5000u, f->size());
+  EXPECT_EQ(path, f->filename());
+  std::string got(5000, '\0');
+  ASSERT_OK(f->Read(0, reinterpret_cast<uint8_t*>(&got[0]), got.size()));
+  EXPECT_EQ(data, got);
+  // By its whole path the file is gone; AT_FDCWD means the whole path.
+  Status s = RandomAccessFile::OpenAt(AT_FDCWD, path, nullptr, &f);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  // A name the directory does not hold: NotFound naming the whole path.
+  const std::string missing = dir_.Join("held/b.metadata");
+  s = RandomAccessFile::OpenAt(dirs.fds()[0], missing, nullptr, &f);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_TRUE(Contains(s.ToString(), missing)) << s.ToString();
 }
 
 TEST_F(FileTest, ReadReturnsTheBytesAtEveryOffset) {

@@ -79,6 +79,8 @@ struct SharedOpenState {
   }
   const BlockManagerOpenOptions& opts;
   const ServerKey* const key;  // null for plain dirs
+  // Each dir's data/, by dir index (the listing's).
+  const std::vector<int>* data_dir_fds = nullptr;
   ClassificationRules rules;
   ByteBudget budget;
   ReplayStats stats;
@@ -110,8 +112,9 @@ void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* contai
     if (k >= work->queue.size()) break;
     const uint32_t index = work->queue[k];
     if (work->readahead != nullptr) work->readahead->Claim(k);
-    merge.Queue(index,
-                LoadContainer(&(*containers)[index], shared->key, shared->rules, &replayer));
+    ContainerInfo* c = &(*containers)[index];
+    merge.Queue(index, LoadContainer(c, (*shared->data_dir_fds)[c->dir_index], shared->key,
+                                     shared->rules, &replayer));
     shared->progress->ContainerDone();
   }
   merge.Finish(final_merges);
@@ -395,6 +398,7 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
   if (!s.ok()) return usage_failure(s);
 
   SharedOpenState shared(opts, key);
+  shared.data_dir_fds = &listing.data_dirs.fds();
   shared.total = result->containers.size();
   shared.progress.reset(new OpenProgress(shared.total, opts.progress_every, &shared.stats));
   s = ProbeKey(key, result->containers, &shared.stats);

@@ -17,9 +17,7 @@
 
 #include "kudu/fs/container_listing.h"
 
-#include <fcntl.h>
 #include <glog/logging.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -234,23 +232,13 @@ Status ListDataDirs(const std::vector<std::string>& roots,
   }
   // Each file is stat'ed by its name in its data/, open here: a lookup of
   // one path component instead of every one of <root>/data/<name> (on a
-  // 2,000-container dir the stats are half the listing).
-  std::vector<int> dir_fds;
-  struct CloseAll {
-    std::vector<int>* fds;
-    ~CloseAll() {
-      for (int fd : *fds) {
-        if (fd >= 0) ::close(fd);
-      }
-    }
-  } close_all{&dir_fds};
+  // 2,000-container dir the stats are half the listing). The replay opens
+  // the metadata files the same way.
   for (const std::string& root : roots) {
-    const std::string data_dir = LogBlockContainerWriter::DataDir(root);
-    const int fd = ::open(data_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return Status::FromErrno(data_dir + ": cannot open data dir", errno);
-    dir_fds.push_back(fd);
+    RETURN_NOT_OK_PREPEND(out->data_dirs.Add(LogBlockContainerWriter::DataDir(root)),
+                          "cannot open data dir");
   }
-  RETURN_NOT_OK(StatContainers(dir_fds, listed, stat_threads, &listed_containers));
+  RETURN_NOT_OK(StatContainers(out->data_dirs.fds(), listed, stat_threads, &listed_containers));
   // Both files deleted since the listing: as if never listed. Nothing moves
   // unless one was.
   listed_containers.erase(std::remove_if(listed_containers.begin(), listed_containers.end(),

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "kudu/fs/container_info.h"
+#include "kudu/util/env.h"
 #include "kudu/util/status.h"
 
 namespace kudu {
@@ -44,6 +45,9 @@ struct ContainerListing {
   std::vector<uint64_t> fs_block_sizes;  // per data dir
   // Every container of every dir, in report order (dir, then id).
   std::vector<ContainerInfo> containers;
+  // Each dir's data/, by dir index, open for as long as the listing is
+  // kept: the replay opens the containers' files by name in them.
+  env::OpenDirs data_dirs;
 };
 
 // The checks before anything is read, locked or listed. Every failure here

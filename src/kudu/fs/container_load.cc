@@ -50,10 +50,12 @@ ContainerFacts FactsOf(const ContainerInfo& c) {
   return f;
 }
 
-// Opens `c`'s metadata file, or records why it cannot be.
-std::unique_ptr<RandomAccessFile> OpenMetadata(ContainerInfo* c, const ServerKey* key) {
+// Opens `c`'s metadata file, found in `data_dir_fd`, or records why it
+// cannot be.
+std::unique_ptr<RandomAccessFile> OpenMetadata(ContainerInfo* c, int data_dir_fd,
+                                               const ServerKey* key) {
   std::unique_ptr<RandomAccessFile> file;
-  Status s = RandomAccessFile::Open(c->metadata_path, key, &file);
+  Status s = RandomAccessFile::OpenAt(data_dir_fd, c->metadata_path, key, &file);
   if (!s.ok()) {
     c->AddProblem(s.IsCorruption() ? ContainerProblem::Kind::kCorruption
                                    : ContainerProblem::Kind::kIOError,
@@ -210,7 +212,7 @@ bool WillReplay(const ContainerInfo& c) {
   return IncompleteBySize(FactsOf(c)) == IncompleteReason::kNone && c.has_metadata;
 }
 
-std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
+std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, const ServerKey* key,
                                      const ClassificationRules& rules,
                                      ContainerReplayer* replayer) {
   // Found fatal while listing (a container file that is not a regular file):
@@ -233,9 +235,9 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
   }
   // After the metadata file's own encryption header: a key misuse shows
   // there first (DetectKeyMisuse), not as damage of every data file.
-  std::unique_ptr<RandomAccessFile> file = OpenMetadata(c, key);
+  std::unique_ptr<RandomAccessFile> file = OpenMetadata(c, data_dir_fd, key);
   if (file == nullptr) return {};
-  if (!CheckDataFileHeader(c)) return {};
+  if (!CheckDataFileHeader(c, data_dir_fd)) return {};
   // Without a data file, bounds against its size mean nothing: replay the
   // records as they are to learn whether they leave live blocks (an error:
   // the blocks' bytes are gone) or not (an incomplete container).

@@ -50,8 +50,10 @@ bool WillReplay(const ContainerInfo& c);
 
 // Loads `*c` (listed, not yet loaded): fills in everything the open learns
 // about it and returns its live blocks by ascending id (empty when it has
-// none or was not replayed). `key`: the server key, null for plain dirs.
-std::vector<LiveBlock> LoadContainer(ContainerInfo* c, const ServerKey* key,
+// none or was not replayed). `data_dir_fd`: its data/ held open
+// (ContainerListing::data_dirs), or AT_FDCWD to open it by its whole path.
+// `key`: the server key, null for plain dirs.
+std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, const ServerKey* key,
                                      const ClassificationRules& rules,
                                      ContainerReplayer* replayer);
 

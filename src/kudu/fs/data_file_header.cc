@@ -39,7 +39,7 @@ bool DataFileHeaderChecked(const ContainerInfo& c) {
 
 }  // namespace
 
-bool CheckDataFileHeader(ContainerInfo* c) {
+bool CheckDataFileHeader(ContainerInfo* c, int data_dir_fd) {
   if (!DataFileHeaderChecked(*c)) return true;
   if (c->data_size < kEncryptionHeaderSize) {
     c->AddProblem(ContainerProblem::Kind::kCorruption, c->data_path, 0,
@@ -53,11 +53,10 @@ bool CheckDataFileHeader(ContainerInfo* c) {
   // OpenSSL context per container.
   std::unique_ptr<RandomAccessFile> file;
   uint8_t header[kEncryptionHeaderSize];
-  Status s = RandomAccessFile::Open(c->data_path, nullptr, &file);
+  Status s = RandomAccessFile::OpenAt(data_dir_fd, c->data_path, nullptr, &file);
   if (s.ok()) s = file->ReadRaw(0, header, sizeof(header));
   if (!s.ok()) {
-    c->AddProblem(ContainerProblem::Kind::kIOError, c->data_path, 0,
-                  s);
+    c->AddProblem(ContainerProblem::Kind::kIOError, c->data_path, 0, s);
     return false;
   }
   CipherAlgorithm alg;

@@ -32,7 +32,9 @@ namespace fs {
 // magic or algorithm is invalid, or it cannot be read: a fatal problem of
 // `c` naming the data file at offset 0 (the encryption header's offset, as
 // for a metadata file's header, §2), and false. A short file is not read.
-bool CheckDataFileHeader(ContainerInfo* c);
+// `data_dir_fd`: the container's data/ held open, or AT_FDCWD (the file is
+// then opened by its whole path).
+bool CheckDataFileHeader(ContainerInfo* c, int data_dir_fd);
 
 }  // namespace fs
 }  // namespace kudu

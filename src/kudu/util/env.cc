@@ -236,5 +236,28 @@ std::string BaseName(const std::string& path) {
   return p == std::string::npos ? path : path.substr(p + 1);
 }
 
+OpenDirs::~OpenDirs() { CloseAll(); }
+
+OpenDirs& OpenDirs::operator=(OpenDirs&& other) noexcept {
+  if (this != &other) {
+    CloseAll();
+    fds_ = std::move(other.fds_);
+    other.fds_.clear();
+  }
+  return *this;
+}
+
+void OpenDirs::CloseAll() {
+  for (int fd : fds_) ::close(fd);
+  fds_.clear();
+}
+
+Status OpenDirs::Add(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno(dir + ": cannot open directory", errno);
+  fds_.push_back(fd);
+  return Status::OK();
+}
+
 }  // namespace env
 }  // namespace kudu

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kudu/util/status.h"
@@ -72,6 +73,28 @@ bool IsWritableDir(const std::string& dir);
 std::string JoinPath(const std::string& a, const std::string& b);
 std::string DirName(const std::string& path);
 std::string BaseName(const std::string& path);
+
+// Directories held open for the *at calls of a caller that looks up
+// thousands of names in them (GetRegularFileSizeAt,
+// RandomAccessFile::OpenAt); each is closed with the object.
+class OpenDirs {
+ public:
+  OpenDirs() = default;
+  ~OpenDirs();
+  OpenDirs(OpenDirs&& other) noexcept : fds_(std::move(other.fds_)) { other.fds_.clear(); }
+  OpenDirs& operator=(OpenDirs&& other) noexcept;
+  OpenDirs(const OpenDirs&) = delete;
+  OpenDirs& operator=(const OpenDirs&) = delete;
+
+  // Opens `dir` as the next directory; errors name `dir`.
+  Status Add(const std::string& dir);
+  // By the order of Add.
+  const std::vector<int>& fds() const { return fds_; }
+
+ private:
+  void CloseAll();
+  std::vector<int> fds_;
+};
 
 }  // namespace env
 }  // namespace kudu

@@ -54,11 +54,14 @@ ssize_t FaultedLength(IoFault fault, size_t want) {
   return static_cast<ssize_t>(want);
 }
 
-// open(2) retried on EINTR, then the size; the fd is closed on failure.
-Status OpenAndStat(const std::string& path, int flags, int* fd_out, uint64_t* size) {
+// openat(2) of `name` in `dir_fd` (AT_FDCWD with the whole path as name),
+// retried on EINTR, then the size; the fd is closed on failure. Errors name
+// `path`.
+Status OpenAndStat(int dir_fd, const char* name, const std::string& path, int flags, int* fd_out,
+                   uint64_t* size) {
   int fd;
   do {
-    fd = ::open(path.c_str(), flags, 0644);
+    fd = ::openat(dir_fd, name, flags, 0644);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return Status::FromErrno(path, errno);
   struct stat st;
@@ -86,9 +89,19 @@ uint64_t GlobalBytesRead() { return g_bytes_read.load(); }
 
 Status RandomAccessFile::Open(const std::string& path, const ServerKey* server_key,
                               std::unique_ptr<RandomAccessFile>* file) {
+  return OpenAt(AT_FDCWD, path, server_key, file);
+}
+
+Status RandomAccessFile::OpenAt(int dir_fd, const std::string& path, const ServerKey* server_key,
+                                std::unique_ptr<RandomAccessFile>* file) {
+  const char* name = path.c_str();
+  if (dir_fd != AT_FDCWD) {
+    const size_t slash = path.rfind('/');
+    if (slash != std::string::npos) name += slash + 1;
+  }
   int fd;
   uint64_t size;
-  RETURN_NOT_OK(OpenAndStat(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, &fd, &size));
+  RETURN_NOT_OK(OpenAndStat(dir_fd, name, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, &fd, &size));
   std::unique_ptr<RandomAccessFile> f(new RandomAccessFile(path, fd, size));
   if (server_key != nullptr && !server_key->empty()) {
     if (f->size_ < kEncryptionHeaderSize) {
@@ -305,7 +318,7 @@ Status WritableFile::Open(const std::string& path, CreateMode mode, const WriteE
   }
   int fd;
   uint64_t size;
-  RETURN_NOT_OK(OpenAndStat(path, flags, &fd, &size));
+  RETURN_NOT_OK(OpenAndStat(AT_FDCWD, path.c_str(), path, flags, &fd, &size));
   if (mode != CreateMode::kOpenExisting) {
     IoRecorder::Note(IoRecord::Kind::kCreate, path, 0, 0, mode == CreateMode::kTruncate);
   }
