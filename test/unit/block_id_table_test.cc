@@ -45,11 +45,12 @@ void CheckAgainstModel(const std::vector<uint64_t>& ids, size_t reserve) {
     const uint64_t id = ids[i];
     const BlockMapEntry e{static_cast<uint32_t>(i), static_cast<int64_t>(i) * 4096,
                           static_cast<int64_t>(i % 1000)};
-    bool inserted;
-    const BlockMapEntry* held = table.Insert(id, BlockIdTable::RunHash(id), e, &inserted);
+    uint32_t held_by = ~0u;
+    const bool inserted = table.Insert(id, BlockIdTable::RunHash(id), e, &held_by);
     auto r = model.emplace(id, e);
     ASSERT_EQ(r.second, inserted) << "id " << id;
-    ASSERT_TRUE(SameEntry(r.first->second, *held)) << "id " << id;
+    // A duplicate names the container of the entry that stays.
+    if (!inserted) ASSERT_EQ(r.first->second.container, held_by) << "id " << id;
   }
   ASSERT_EQ(model.size(), table.size());
   for (const auto& kv : model) {
@@ -126,9 +127,9 @@ TEST(BlockIdTableTest, AdversarialPatterns) {
 // load bound as it grows.
 TEST(BlockIdTableTest, StaysAtMostThreeQuartersFull) {
   BlockIdTable table;
-  bool inserted;
+  uint32_t held_by;
   for (uint64_t id = 0; id < 100000; id++) {
-    table.Insert(id * 13, BlockIdTable::RunHash(id * 13), BlockMapEntry{}, &inserted);
+    table.Insert(id * 13, BlockIdTable::RunHash(id * 13), BlockMapEntry{}, &held_by);
     ASSERT_LE(table.size() * 4, table.capacity() * 3) << "after " << id + 1 << " inserts";
   }
   // Reserving takes about 4/3 of a slot per id, whatever n (not the next
@@ -140,7 +141,7 @@ TEST(BlockIdTableTest, StaysAtMostThreeQuartersFull) {
     EXPECT_GE(slots * 3, n * 4) << n;
     EXPECT_LE(slots, n * 4 / 3 + 2 * BlockIdTable::kRun) << n;
     for (uint64_t id = 0; id < n; id++) {
-      reserved.Insert(id, BlockIdTable::RunHash(id), BlockMapEntry{}, &inserted);
+      reserved.Insert(id, BlockIdTable::RunHash(id), BlockMapEntry{}, &held_by);
     }
     EXPECT_EQ(slots, reserved.capacity()) << n;
   }
@@ -183,16 +184,15 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
   for (size_t i = 0; i < cases.size(); i++) ids.push_back(i % 2 == 0 ? 1000 + i : 1000 + i * 977);
   for (size_t i = 0; i < cases.size(); i++) {
     const uint64_t id = ids[i];
-    bool inserted;
-    const BlockMapEntry* held = table.Insert(id, BlockIdTable::RunHash(id), cases[i].entry, &inserted);
-    ASSERT_TRUE(inserted) << i;
-    ASSERT_TRUE(SameEntry(cases[i].entry, *held)) << i;
+    uint32_t held_by;
+    ASSERT_TRUE(table.Insert(id, BlockIdTable::RunHash(id), cases[i].entry, &held_by)) << i;
     model[id] = cases[i].entry;
     if (!cases[i].fits) unpacked++;
     EXPECT_EQ(unpacked, table.unpacked_size()) << i;
   }
-  bool inserted;
-  table.Insert(~0ULL, BlockIdTable::RunHash(~0ULL), BlockMapEntry{11, kMax, kMax}, &inserted);
+  uint32_t held_by;
+  ASSERT_TRUE(table.Insert(~0ULL, BlockIdTable::RunHash(~0ULL), BlockMapEntry{11, kMax, kMax},
+                           &held_by));
   model[~0ULL] = BlockMapEntry{11, kMax, kMax};
 
   auto check_all = [&] {
@@ -201,13 +201,21 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
       const BlockMapEntry* found = table.Find(id, BlockIdTable::RunHash(id));
       ASSERT_NE(nullptr, found) << i;
       EXPECT_TRUE(SameEntry(cases[i].entry, *found)) << i;
-      // A second insert of the id keeps the first entry and returns it.
-      bool again;
-      const BlockMapEntry* held =
-          table.Insert(id, BlockIdTable::RunHash(id), BlockMapEntry{99, 1, 1}, &again);
-      EXPECT_FALSE(again) << i;
-      EXPECT_TRUE(SameEntry(cases[i].entry, *held)) << i;
+      // A second insert of the id keeps the first entry and names its
+      // container.
+      uint32_t held_by = ~0u;
+      EXPECT_FALSE(table.Insert(id, BlockIdTable::RunHash(id), BlockMapEntry{99, 1, 1}, &held_by))
+          << i;
+      EXPECT_EQ(cases[i].entry.container, held_by) << i;
+      found = table.Find(id, BlockIdTable::RunHash(id));
+      ASSERT_NE(nullptr, found) << i;
+      EXPECT_TRUE(SameEntry(cases[i].entry, *found)) << i;
     }
+    // The free-slot marker's id too.
+    uint32_t held_by = ~0u;
+    EXPECT_FALSE(table.Insert(~0ULL, BlockIdTable::RunHash(~0ULL), BlockMapEntry{99, 1, 1},
+                              &held_by));
+    EXPECT_EQ(11u, held_by);
     size_t visited = 0;
     table.ForEach([&](uint64_t id, const BlockMapEntry& e) {
       auto it = model.find(id);
@@ -224,8 +232,7 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
   for (uint64_t id = 1; id <= 5000; id++) {
     const uint64_t big = id << 32;
     const BlockMapEntry e{static_cast<uint32_t>(id), static_cast<int64_t>(id) * 4096, 100};
-    table.Insert(big, BlockIdTable::RunHash(big), e, &inserted);
-    ASSERT_TRUE(inserted);
+    ASSERT_TRUE(table.Insert(big, BlockIdTable::RunHash(big), e, &held_by));
     model[big] = e;
   }
   ASSERT_LT(before, table.capacity());
@@ -241,11 +248,11 @@ TEST(BlockIdTableTest, PackedEntriesCostTheirSlotsOnly) {
   table.Reserve(kIds);
   EXPECT_EQ(BlockIdTable::BytesFor(kIds), table.bytes());
   EXPECT_LE(table.bytes(), kIds * 32 + 2 * BlockIdTable::kRun * 24);
-  bool inserted;
+  uint32_t held_by;
   for (uint64_t id = 0; id < kIds; id++) {
     const BlockMapEntry e{static_cast<uint32_t>(id % 1000), static_cast<int64_t>(id) << 20,
                           static_cast<int64_t>(id % 65536)};
-    table.Insert(id, BlockIdTable::RunHash(id), e, &inserted);
+    table.Insert(id, BlockIdTable::RunHash(id), e, &held_by);
   }
   EXPECT_EQ(0u, table.unpacked_size());
   EXPECT_EQ(BlockIdTable::BytesFor(kIds), table.bytes());

@@ -70,13 +70,14 @@ void BlockIdTable::Rehash(size_t slots) {
   }
 }
 
-const BlockMapEntry* BlockIdTable::InsertEmptyKey(const BlockMapEntry& entry, bool* inserted) {
-  *inserted = !has_empty_key_;
-  if (*inserted) {
-    has_empty_key_ = true;
-    empty_key_value_ = entry;
+bool BlockIdTable::InsertEmptyKey(const BlockMapEntry& entry, uint32_t* held_by) {
+  if (has_empty_key_) {
+    *held_by = empty_key_value_.container;
+    return false;
   }
-  return &empty_key_value_;
+  has_empty_key_ = true;
+  empty_key_value_ = entry;
+  return true;
 }
 
 }  // namespace fs

@@ -76,33 +76,26 @@ class BlockIdTable {
   BlockIdTable(const BlockIdTable&) = delete;
   BlockIdTable& operator=(const BlockIdTable&) = delete;
 
-  // Inserts `id` → `entry` unless `id` is present. Returns the entry that
-  // holds `id` afterwards (the new one, or the one already there) and
-  // whether it was inserted. The pointer is valid until the next Insert or
-  // Find.
-  const BlockMapEntry* Insert(uint64_t id, uint64_t run_hash, const BlockMapEntry& entry,
-                              bool* inserted) {
-    if (id == kEmpty) return InsertEmptyKey(entry, inserted);
+  // Inserts `id` → `entry` unless `id` is present; then returns false and
+  // the container of the entry already there in `*held_by` (all the merge
+  // reports of a duplicate). Nothing is written but the slot: this runs
+  // once per live block of the server, and each store more is one more
+  // entry in a store buffer that the slots' cache misses keep full.
+  bool Insert(uint64_t id, uint64_t run_hash, const BlockMapEntry& entry, uint32_t* held_by) {
+    if (__builtin_expect(id == kEmpty, 0)) return InsertEmptyKey(entry, held_by);
     if (size_ + 1 > max_size_) Grow();
     const size_t p = Probe(id, run_hash);
     if (keys_[p] == id) {
-      *inserted = false;
-      return Held(id, values_[p]);
+      *held_by = static_cast<uint32_t>(values_[p].hi >> 32);
+      return false;
     }
     keys_[p] = id;
     Pack(id, entry, &values_[p]);
     size_++;
-    *inserted = true;
-    // Field by field: the caller's entry is usually a temporary it just
-    // stored field by field, and a wider copy of its 8-byte fields cannot
-    // be forwarded from those stores (a ~15-cycle stall per insert).
-    held_.container = entry.container;
-    held_.offset = entry.offset;
-    held_.length = entry.length;
-    return &held_;
+    return true;
   }
   // The entry of `id`, or nullptr. The pointer is valid until the next
-  // Insert or Find.
+  // Find.
   const BlockMapEntry* Find(uint64_t id, uint64_t run_hash) const;
   // Starts loading the cache lines an insert or lookup of `id` will touch
   // first, so that the misses of several upcoming inserts overlap.
@@ -233,7 +226,7 @@ class BlockIdTable {
   }
   void Grow();
   void Rehash(size_t slots);
-  const BlockMapEntry* InsertEmptyKey(const BlockMapEntry& entry, bool* inserted);
+  bool InsertEmptyKey(const BlockMapEntry& entry, uint32_t* held_by);
 
   // Raw storage, cache-line aligned (a run's keys are one line, its entries
   // two): allocated without constructing, the keys then set to kEmpty and
@@ -259,7 +252,7 @@ class BlockIdTable {
   absl::flat_hash_map<uint64_t, Location> unpacked_;
   bool has_empty_key_ = false;
   BlockMapEntry empty_key_value_;
-  // What Insert and Find return a pointer to.
+  // What Find returns a pointer to.
   mutable BlockMapEntry held_;
 };
 

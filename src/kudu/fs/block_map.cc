@@ -43,10 +43,12 @@ void BlockMap::Batch::AddSorted(uint32_t container, const LiveBlock* blocks, siz
 
 // Inlined: called once per block, with an entry the caller has just built.
 __attribute__((always_inline)) inline void BlockMap::InsertLocked(
-    Shard* shard, uint64_t id, const BlockMapEntry& entry, std::vector<Rejected>* rejected) {
-  bool inserted;
-  const BlockMapEntry* held = shard->map.Insert(id, BlockIdTable::RunHash(id), entry, &inserted);
-  if (!inserted) rejected->push_back(Rejected{id, held->container, entry.container});
+    Shard* shard, uint64_t id, uint64_t run_hash, const BlockMapEntry& entry,
+    std::vector<Rejected>* rejected) {
+  uint32_t held_by;
+  if (!shard->map.Insert(id, run_hash, entry, &held_by)) {
+    rejected->push_back(Rejected{id, held_by, entry.container});
+  }
 }
 
 void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
@@ -99,9 +101,16 @@ void BlockMap::InsertBatchShard(Batch* batch, int s, std::vector<Rejected>* reje
       if (r + 1 < runs.size()) prefetch_run(runs[r + 1]);
       const Batch::Run& run = runs[r];
       const LiveBlock* b = run.blocks;
+      // Consecutive ids share their table run's hash: hashed once per run.
+      uint64_t table_run = ~0ULL, run_hash = 0;
       for (size_t i = 0; i < run.count; i++) {
-        InsertLocked(&shard, b[i].id, BlockMapEntry{run.container, b[i].loc.offset, b[i].loc.length},
-                     rejected);
+        const uint64_t id = b[i].id;
+        if (id / BlockIdTable::kRun != table_run) {
+          table_run = id / BlockIdTable::kRun;
+          run_hash = BlockIdTable::RunHash(id);
+        }
+        InsertLocked(&shard, id, run_hash,
+                     BlockMapEntry{run.container, b[i].loc.offset, b[i].loc.length}, rejected);
       }
     }
   }

@@ -141,7 +141,7 @@ class BlockMap {
     return static_cast<int>(Mix64(id / kShardStretch) % kNumShards);
   }
   // Inserts into a locked shard; a duplicate goes to `*rejected`.
-  static void InsertLocked(Shard* shard, uint64_t id, const BlockMapEntry& entry,
+  static void InsertLocked(Shard* shard, uint64_t id, uint64_t run_hash, const BlockMapEntry& entry,
                            std::vector<Rejected>* rejected);
   // A shard's share of `n` entries, with room for a shard getting a few
   // more stretches than its share.
