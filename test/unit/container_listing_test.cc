@@ -26,6 +26,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -147,6 +148,46 @@ TEST_F(ContainerListingTest, SmallDirListsTheSameOnOneThread) {
   for (size_t i = 0; i < one.size(); i++) {
     EXPECT_TRUE(one[i] == many[i]) << i;
     EXPECT_EQ(1 + i, one[i].data_size);
+  }
+}
+
+// Containers come in the order of their stems as strings (report order,
+// §4.2) whatever the stems look like: alike in their first 8 bytes and
+// different after, shorter than 8 bytes, one a prefix of another, empty,
+// bytes above 0x7f (which a string compares as unsigned). Each stem's two
+// files make one container, and its paths are <root>/data/<stem>[.suffix].
+TEST_F(ContainerListingTest, ContainersComeInTheOrderOfTheirStemsWhateverTheyLookLike) {
+  std::vector<std::string> stems = {
+      "0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdee",
+      "01234567zz",  "01234567",         "0123456",
+      "012345678",   "",                 "a",
+      "ab",          "\xc3\xa9t\xc3\xa9", "\x7f",
+      "\x80",         "zzzzzzzzzzzzzzzzz", "zzzzzzzzzzzzzzzz",
+      "ffffffffffffffffffffffffffffffff"};
+  for (size_t i = 0; i < stems.size(); i++) {
+    // Every other one with both files, the rest with one of them.
+    if (i % 3 != 2) Put(stems[i] + ".data", 1 + i);
+    if (i % 3 != 1) Put(stems[i] + ".metadata", 100 + i);
+  }
+  std::vector<std::string> expected = stems;
+  std::sort(expected.begin(), expected.end());
+  for (int threads : {1, 8}) {
+    SCOPED_TRACE(threads);
+    const ContainerListing l = List(threads);
+    ASSERT_EQ(expected.size(), l.containers.size());
+    for (size_t k = 0; k < expected.size(); k++) {
+      const ContainerInfo& c = l.containers[k];
+      ASSERT_EQ(expected[k], c.id) << k;
+      const size_t i = static_cast<size_t>(
+          std::find(stems.begin(), stems.end(), c.id) - stems.begin());
+      EXPECT_EQ(i % 3 != 2, c.has_data) << k;
+      EXPECT_EQ(i % 3 != 1, c.has_metadata) << k;
+      if (c.has_data) EXPECT_EQ(1 + i, c.data_size) << k;
+      if (c.has_metadata) EXPECT_EQ(100 + i, c.metadata_size) << k;
+      EXPECT_EQ(data_ + "/" + c.id, c.path) << k;
+      EXPECT_EQ(data_ + "/" + c.id + ".data", c.data_path) << k;
+      EXPECT_EQ(data_ + "/" + c.id + ".metadata", c.metadata_path) << k;
+    }
   }
 }
 

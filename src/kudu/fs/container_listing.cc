@@ -17,10 +17,13 @@
 
 #include "kudu/fs/container_listing.h"
 
+#include <endian.h>
 #include <glog/logging.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <string_view>
 #include <utility>
 
 #include "kudu/fs/container_writer.h"
@@ -100,6 +103,26 @@ Status AddContainerFile(int dir_fd, const std::string& path, bool is_metadata, C
 // Which of a container's files the listing found.
 enum ListedFiles : uint8_t { kListedData = 1, kListedMetadata = 2 };
 
+// A listed container file: its name (in the listing's vector) and what
+// its stem sorts by first.
+struct ListedFile {
+  // The stem's first 8 bytes, big-endian, zero-padded: ordered as the
+  // stems are wherever they differ (it is a prefix of the string order),
+  // so that the sort compares whole stems only for the two files of one
+  // container (or stems alike in their first 8 bytes).
+  uint64_t key;
+  const std::string* name;
+  uint32_t stem_length;
+  uint8_t kind;  // ListedFiles
+  std::string_view stem() const { return std::string_view(name->data(), stem_length); }
+};
+
+uint64_t StemKey(const std::string& name, size_t stem_length) {
+  uint64_t k = 0;
+  std::memcpy(&k, name.data(), std::min<size_t>(stem_length, sizeof(k)));
+  return be64toh(k);
+}
+
 // Lists <root>/data/ and pairs its files into containers, appending each
 // to `out` and what was found of it to `listed`. Nothing is stat'ed yet.
 Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_block_size,
@@ -111,30 +134,44 @@ Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_b
     RETURN_NOT_OK_PREPEND(env::ListDir(data_dir, &read_names), "cannot list data dir");
   }
   const std::vector<std::string>& names = given_names != nullptr ? *given_names : read_names;
-  // Sorted by id (deterministic), a container's two files side by side.
-  std::vector<std::pair<std::string, uint8_t>> files;
+  // Sorted by stem (deterministic), a container's two files side by side.
+  // On a server's 16,000 containers, sorting the stems as strings and
+  // building each container's paths through temporaries was a quarter of
+  // the open's serial part.
+  std::vector<ListedFile> files;
   files.reserve(names.size());
   for (const std::string& name : names) {
-    std::string id;
-    bool is_metadata = false;
-    if (ParseContainerFileName(name, &id, &is_metadata)) {
-      files.emplace_back(std::move(id), is_metadata ? kListedMetadata : kListedData);
+    size_t stem_length;
+    bool is_metadata;
+    if (ContainerFileStem(name, &stem_length, &is_metadata)) {
+      files.push_back(ListedFile{StemKey(name, stem_length), &name,
+                                 static_cast<uint32_t>(stem_length),
+                                 is_metadata ? kListedMetadata : kListedData});
     }
     // Anything else (block_manager_instance, temporary files, stray files) is not ours.
   }
-  std::sort(files.begin(), files.end());
+  std::sort(files.begin(), files.end(), [](const ListedFile& a, const ListedFile& b) {
+    if (a.key != b.key) return a.key < b.key;
+    const int c = a.stem().compare(b.stem());
+    return c != 0 ? c < 0 : a.kind < b.kind;
+  });
   out->reserve(out->size() + files.size());
   for (size_t i = 0; i < files.size(); i++) {
-    uint8_t found = files[i].second;
-    while (i + 1 < files.size() && files[i + 1].first == files[i].first) found |= files[++i].second;
+    uint8_t found = files[i].kind;
+    while (i + 1 < files.size() && files[i + 1].stem() == files[i].stem()) found |= files[++i].kind;
     // Built where it stays: a ContainerInfo is large, and moving thousands
     // of them is a measurable share of a listing.
     ContainerInfo& c = out->emplace_back();
     c.dir_index = dir_index;
-    c.id = std::move(files[i].first);
-    c.path = env::JoinPath(data_dir, c.id);
-    c.data_path = LogBlockContainerWriter::DataPath(root, c.id);
-    c.metadata_path = LogBlockContainerWriter::MetadataPath(root, c.id);
+    c.id.assign(files[i].stem());
+    // <data dir>/<id>, and the two files' paths from it (what JoinPath,
+    // DataPath and MetadataPath give: data_dir never ends in '/').
+    c.path.reserve(data_dir.size() + 1 + c.id.size());
+    c.path.append(data_dir).append(1, '/').append(c.id);
+    c.data_path = c.path + kDataSuffix;
+    c.metadata_path = c.path + kMetadataSuffix;
+    DCHECK_EQ(c.data_path, LogBlockContainerWriter::DataPath(root, c.id));
+    DCHECK_EQ(c.metadata_path, LogBlockContainerWriter::MetadataPath(root, c.id));
     c.encrypted = encrypted;
     c.fs_block_size = fs_block_size;
     listed->push_back(found);
@@ -192,14 +229,14 @@ Status StatContainers(const std::vector<int>& dir_fds, const std::vector<uint8_t
 
 }  // namespace
 
-bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_metadata) {
+bool ContainerFileStem(const std::string& name, size_t* stem_length, bool* is_metadata) {
   const size_t kData = sizeof(kDataSuffix) - 1, kMeta = sizeof(kMetadataSuffix) - 1;
   if (HasTmpInfix(name)) return false;  // a temporary file is never a container (§1)
   if (EndsWith(name, kMetadataSuffix, kMeta)) {
-    *id = name.substr(0, name.size() - kMeta);
+    *stem_length = name.size() - kMeta;
     *is_metadata = true;
   } else if (EndsWith(name, kDataSuffix, kData)) {
-    *id = name.substr(0, name.size() - kData);
+    *stem_length = name.size() - kData;
     *is_metadata = false;
   } else {
     return false;
@@ -207,6 +244,13 @@ bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_m
   // Whatever the stem looks like, it names a container, as in Kudu: a file
   // the open skipped for its name would be blocks a server has and the
   // report does not (§1). The report notes the stems Kudu never makes.
+  return true;
+}
+
+bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_metadata) {
+  size_t stem_length;
+  if (!ContainerFileStem(name, &stem_length, is_metadata)) return false;
+  *id = name.substr(0, stem_length);
   return true;
 }
 

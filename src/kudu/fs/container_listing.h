@@ -40,6 +40,8 @@ namespace fs {
 // data/: every name ending in ".data" or ".metadata" without the ".kudutmp"
 // infix, whatever its stem. False for any other name.
 bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_metadata);
+// The same without the copy: the stem is name[0, *stem_length).
+bool ContainerFileStem(const std::string& name, size_t* stem_length, bool* is_metadata);
 
 struct ContainerListing {
   std::vector<uint64_t> fs_block_sizes;  // per data dir
