@@ -99,7 +99,10 @@ class BlockIdTable {
   const BlockMapEntry* Find(uint64_t id, uint64_t run_hash) const;
   // Starts loading the cache lines an insert or lookup of `id` will touch
   // first, so that the misses of several upcoming inserts overlap.
-  void Prefetch(uint64_t id, uint64_t run_hash) const {
+  // Inlined by force: GCC finds a function whose only statements are
+  // prefetches free of side effects and deletes the calls to it, prefetches
+  // and all, before it would inline them.
+  __attribute__((always_inline)) void Prefetch(uint64_t id, uint64_t run_hash) const {
     if (keys_ == nullptr) return;
     const size_t p = Home(id, run_hash);
     __builtin_prefetch(&keys_[p], 1);
