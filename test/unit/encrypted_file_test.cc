@@ -22,6 +22,8 @@
 // server key is detected where the format allows.
 #include "kudu/util/file.h"
 
+#include <fcntl.h>
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -209,6 +211,37 @@ TEST_F(EncryptedFileTest, OpenWithKeyErrors) {
   ServerKey none;
   ASSERT_OK(RandomAccessFile::Open(plain, &none, &r));
   EXPECT_FALSE(r->encrypted());
+}
+
+TEST_F(EncryptedFileTest, FileFromAnOpenDescriptorIsTheFileOpenGives) {
+  ServerKey sk = TestServerKey(16);
+  const std::string path = dir_.Join("e");
+  WriteEncryption enc;
+  enc.server_key = &sk;
+  std::unique_ptr<WritableFile> w;
+  ASSERT_OK(WritableFile::Open(path, CreateMode::kCreateNew, enc, &w));
+  const std::string plain = RandomBytes(500, 9);
+  ASSERT_OK(w->Append(plain));
+  w.reset();
+  int fd = -1;
+  uint64_t size = 0;
+  ASSERT_OK(RandomAccessFile::OpenDescriptorAt(AT_FDCWD, path.c_str(), path, &fd, &size));
+  std::unique_ptr<RandomAccessFile> r;
+  ASSERT_OK(RandomAccessFile::FromOpenFd(fd, path, size, &sk, &r));
+  EXPECT_TRUE(r->encrypted());
+  EXPECT_EQ(564u, r->size());
+  std::string got(500, '\0');
+  ASSERT_OK(r->Read(64, U8(&got), got.size()));
+  EXPECT_EQ(plain, got);
+  // A file too short for its header: the error Open gives, and the
+  // descriptor closed.
+  const std::string tiny = dir_.Join("tiny");
+  ASSERT_OK(test::WriteStringToFile(tiny, "kuduenc"));
+  ASSERT_OK(RandomAccessFile::OpenDescriptorAt(AT_FDCWD, tiny.c_str(), tiny, &fd, &size));
+  Status s = RandomAccessFile::FromOpenFd(fd, tiny, size, &sk, &r);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_TRUE(Contains(s.ToString(), tiny)) << s.ToString();
+  EXPECT_EQ(-1, ::fcntl(fd, F_GETFD));
 }
 
 // ---------------------------------------------------------------------------

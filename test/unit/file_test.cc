@@ -21,6 +21,7 @@
 #include "kudu/util/file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -124,6 +125,61 @@ TEST_F(FileTest, OpenAtFindsTheNameInTheGivenDirectory) {
   // A name the directory does not hold: NotFound naming the whole path.
   const std::string missing = dir_.Join("held/b.metadata");
   s = RandomAccessFile::OpenAt(dirs.fds()[0], missing, nullptr, &f);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_TRUE(Contains(s.ToString(), missing)) << s.ToString();
+}
+
+// Whether `fd` is an open descriptor of this process.
+bool IsOpen(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
+
+TEST_F(FileTest, OpenDescriptorAtHoldsARegularFileForLaterReads) {
+  ASSERT_OK(env::CreateDirs(dir_.Join("held")));
+  const std::string data = RandomBytes(3000, 8);
+  const std::string path = MakeFile("held/a.metadata", data);
+  env::OpenDirs dirs;
+  ASSERT_OK(dirs.Add(dir_.Join("held")));
+  int fd = -1;
+  uint64_t size = 0;
+  ASSERT_OK(RandomAccessFile::OpenDescriptorAt(dirs.fds()[0], "a.metadata", path, &fd, &size));
+  EXPECT_EQ(3000u, size);
+  // Read later, after the name is gone: the descriptor is the file.
+  ASSERT_OK(env::DeleteFile(path));
+  std::unique_ptr<RandomAccessFile> f;
+  ASSERT_OK(RandomAccessFile::FromOpenFd(fd, path, size, nullptr, &f));
+  EXPECT_EQ(path, f->filename());
+  EXPECT_EQ(3000u, f->size());
+  std::string got(3000, '\0');
+  ASSERT_OK(f->Read(0, reinterpret_cast<uint8_t*>(&got[0]), got.size()));
+  EXPECT_EQ(data, got);
+  f.reset();
+  EXPECT_FALSE(IsOpen(fd));  // closed with the file
+}
+
+TEST_F(FileTest, OpenDescriptorAtRefusesWhatIsNotARegularFileWithoutBlocking) {
+  const int dir = AT_FDCWD;
+  int fd = -1;
+  uint64_t size = 0;
+  // A FIFO would block an open without O_NONBLOCK; a directory opens but is
+  // no file to read; neither leaves a descriptor behind.
+  const std::string fifo = dir_.Join("f.metadata");
+  ASSERT_EQ(0, ::mkfifo(fifo.c_str(), 0644));
+  Status s = RandomAccessFile::OpenDescriptorAt(dir, fifo.c_str(), fifo, &fd, &size);
+  EXPECT_TRUE(s.IsIllegalState()) << s.ToString();
+  EXPECT_TRUE(Contains(s.ToString(), fifo)) << s.ToString();
+  ASSERT_OK(env::CreateDirs(dir_.Join("d.metadata")));
+  s = RandomAccessFile::OpenDescriptorAt(dir, dir_.Join("d.metadata").c_str(),
+                                         dir_.Join("d.metadata"), &fd, &size);
+  EXPECT_TRUE(s.IsIllegalState()) << s.ToString();
+  // A symlink, even to a regular file, is not followed: the caller stats
+  // the name instead, which says what the link is.
+  const std::string target = MakeFile("t", "bytes");
+  const std::string link = dir_.Join("l.metadata");
+  ASSERT_EQ(0, ::symlink(target.c_str(), link.c_str()));
+  s = RandomAccessFile::OpenDescriptorAt(dir, link.c_str(), link, &fd, &size);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(ELOOP, s.posix_code()) << s.ToString();
+  const std::string missing = dir_.Join("m.metadata");
+  s = RandomAccessFile::OpenDescriptorAt(dir, missing.c_str(), missing, &fd, &size);
   EXPECT_TRUE(s.IsNotFound()) << s.ToString();
   EXPECT_TRUE(Contains(s.ToString(), missing)) << s.ToString();
 }

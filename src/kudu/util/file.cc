@@ -104,6 +104,18 @@ Status RandomAccessFile::OpenAt(int dir_fd, const std::string& path, const Serve
   int fd;
   uint64_t size;
   RETURN_NOT_OK(OpenAndStat(dir_fd, name, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, &fd, &size));
+  return FromOpenFd(fd, path, size, server_key, file);
+}
+
+Status RandomAccessFile::OpenDescriptorAt(int dir_fd, const char* name, const std::string& path,
+                                          int* fd, uint64_t* size) {
+  return OpenAndStat(dir_fd, name, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, fd,
+                     size);
+}
+
+Status RandomAccessFile::FromOpenFd(int fd, const std::string& path, uint64_t size,
+                                    const ServerKey* server_key,
+                                    std::unique_ptr<RandomAccessFile>* file) {
   std::unique_ptr<RandomAccessFile> f(new RandomAccessFile(path, fd, size));
   if (server_key != nullptr && !server_key->empty()) {
     if (f->size_ < kEncryptionHeaderSize) {
