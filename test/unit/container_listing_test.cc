@@ -21,6 +21,7 @@
 
 #include "kudu/fs/container_listing.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -188,6 +189,109 @@ TEST_F(ContainerListingTest, ContainersComeInTheOrderOfTheirStemsWhateverTheyLoo
       EXPECT_EQ(data_ + "/" + c.id + ".data", c.data_path) << k;
       EXPECT_EQ(data_ + "/" + c.id + ".metadata", c.metadata_path) << k;
     }
+  }
+}
+
+// Descriptors this process has open.
+size_t OpenDescriptors() {
+  std::vector<std::string> names;
+  return env::ListDir("/proc/self/fd", &names).ok() ? names.size() : 0;
+}
+
+// The process's soft limit on descriptors, lowered for a scope.
+class DescriptorLimit {
+ public:
+  explicit DescriptorLimit(rlim_t soft) {
+    ::getrlimit(RLIMIT_NOFILE, &saved_);
+    struct rlimit lowered = saved_;
+    lowered.rlim_cur = soft;
+    ok_ = ::setrlimit(RLIMIT_NOFILE, &lowered) == 0;
+  }
+  ~DescriptorLimit() { ::setrlimit(RLIMIT_NOFILE, &saved_); }
+  bool ok() const { return ok_; }
+
+ private:
+  struct rlimit saved_;
+  bool ok_ = false;
+};
+
+// The listing opens each metadata file to learn its size and holds it for
+// the replay, within its share of the descriptor limit; past that share, or
+// for a name that is no regular file of its own, it stats the name as
+// before. Sizes, problems and order are the same either way, and nothing
+// stays open once the listing is gone.
+TEST_F(ContainerListingTest, MetadataFilesAreHeldOpenWithinTheDescriptorBudget) {
+  constexpr int kContainers = 300;
+  for (int i = 0; i < kContainers; i++) {
+    const std::string id = ContainerIdFor(static_cast<uint64_t>(i));
+    Put(id + ".data", 10);
+    Put(id + ".metadata", 100 + static_cast<size_t>(i));
+  }
+  // A metadata file that is a symlink to a file, and one that is a directory.
+  const std::string link_id = ContainerIdFor(1000), dir_id = ContainerIdFor(1001);
+  Put("target", 77);
+  ASSERT_EQ(0, ::symlink(env::JoinPath(data_, "target").c_str(),
+                         env::JoinPath(data_, link_id + ".metadata").c_str()));
+  ASSERT_OK(env::CreateDirs(env::JoinPath(data_, dir_id + ".metadata")));
+  const size_t before = OpenDescriptors();
+  auto check = [&](ContainerListing* l, size_t budget, size_t* held_out) {
+    ASSERT_EQ(static_cast<size_t>(kContainers + 2), l->containers.size());
+    ASSERT_EQ(l->containers.size(), l->metadata_files.size());
+    size_t held = 0;
+    for (size_t k = 0; k < l->containers.size(); k++) {
+      const ContainerInfo& c = l->containers[k];
+      const int fd = *l->metadata_files.slot(k);
+      if (c.id == link_id) {
+        EXPECT_EQ(-1, fd);
+        EXPECT_TRUE(c.has_metadata);
+        EXPECT_EQ(77u, c.metadata_size);
+        EXPECT_TRUE(c.problems.empty());
+        continue;
+      }
+      if (c.id == dir_id) {
+        EXPECT_EQ(-1, fd);
+        ASSERT_EQ(1u, c.problems.size());
+        EXPECT_EQ(ContainerProblem::Kind::kNotRegularFile, c.problems[0].kind);
+        continue;
+      }
+      ASSERT_TRUE(c.has_metadata) << c.id;
+      EXPECT_EQ(100 + k, c.metadata_size) << c.id;
+      if (fd < 0) continue;
+      held++;
+      // The descriptor is this container's own metadata file.
+      struct stat by_fd, by_name;
+      ASSERT_EQ(0, ::fstat(fd, &by_fd));
+      ASSERT_EQ(0, ::stat(c.metadata_path.c_str(), &by_name));
+      EXPECT_EQ(by_name.st_ino, by_fd.st_ino) << c.id;
+    }
+    // Every attempt takes from the budget, the two that fail included.
+    EXPECT_LE(held, budget);
+    EXPECT_GE(held + 2, std::min<size_t>(budget, kContainers + 2));
+    *held_out = held;
+  };
+  for (int threads : {1, 8}) {
+    SCOPED_TRACE(threads);
+    {
+      ContainerListing l = List(threads);
+      size_t held = 0;
+      check(&l, HeldFileBudget(), &held);
+      EXPECT_EQ(static_cast<size_t>(kContainers), held);
+      // The held files and the listing's data/.
+      EXPECT_EQ(before + kContainers + 1, OpenDescriptors());
+    }
+    EXPECT_EQ(before, OpenDescriptors());
+    {
+      // A limit whose half holds only some of them.
+      DescriptorLimit limit(200);
+      ASSERT_TRUE(limit.ok());
+      ASSERT_EQ(100u, HeldFileBudget());
+      ContainerListing l = List(threads);
+      size_t held = 0;
+      check(&l, 100, &held);
+      EXPECT_GE(held, 98u);
+      EXPECT_EQ(before + held + 1, OpenDescriptors());
+    }
+    EXPECT_EQ(before, OpenDescriptors());
   }
 }
 

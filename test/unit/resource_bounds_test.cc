@@ -548,6 +548,44 @@ TEST_F(ResourceBoundsTest, ManyContainersOpenWithFewDescriptors) {
                                        "RLIMIT_NOFILE 64"));
 }
 
+// The listing holds metadata files open for the replay: every one is closed
+// by the end of the open, those of containers never replayed (incomplete
+// ones) and those of an open that stops after the listing included.
+TEST_F(ResourceBoundsTest, MetadataFilesHeldForTheReplayAreAllClosed) {
+  const std::string root = dir_.Join("held");
+  ASSERT_NO_FATAL_FAILURE(MakeDataDir(root, 50, 1, 7));
+  for (int i = 0; i < 20; i++) {  // empty files: incomplete, never replayed
+    char id[33];
+    std::snprintf(id, sizeof(id), "%032x", 1000 + i);
+    ASSERT_TRUE(WriteStringToFile(fs::LogBlockContainerWriter::MetadataPath(root, id), "").ok());
+    ASSERT_TRUE(WriteStringToFile(fs::LogBlockContainerWriter::DataPath(root, id), "").ok());
+  }
+  fs::BlockManagerOpenOptions opts;
+  opts.data_dirs = {root};
+  opts.progress_every = 0;
+  const int before = CountOpenFds();
+  {
+    fs::OpenResult r;
+    (void)fs::OpenBlockManager(opts, &r);  // the broken containers make it fail
+    ASSERT_EQ(70u, r.containers.size());
+    size_t incomplete = 0;
+    for (const fs::ContainerInfo& c : r.containers) incomplete += c.incomplete ? 1 : 0;
+    EXPECT_EQ(20u, incomplete);
+  }
+  EXPECT_EQ(before, CountOpenFds());
+  // A key for a plain dir: the open stops once the listing has opened
+  // every metadata file (the key probe finds none encrypted).
+  ServerKey key = TestServerKey(16);
+  opts.server_key = &key;
+  {
+    fs::OpenResult r;
+    Status s = fs::OpenBlockManager(opts, &r);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_EQ(70u, r.containers.size());
+  }
+  EXPECT_EQ(before, CountOpenFds());
+}
+
 }  // namespace
 }  // namespace test
 }  // namespace kudu

@@ -79,8 +79,10 @@ struct SharedOpenState {
   }
   const BlockManagerOpenOptions& opts;
   const ServerKey* const key;  // null for plain dirs
-  // Each dir's data/, by dir index (the listing's).
+  // Each dir's data/, by dir index, and the metadata files it opened, by
+  // container index (the listing's).
   const std::vector<int>* data_dir_fds = nullptr;
+  HeldFiles* metadata_files = nullptr;
   ClassificationRules rules;
   ByteBudget budget;
   ReplayStats stats;
@@ -113,7 +115,8 @@ void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* contai
     const uint32_t index = work->queue[k];
     if (work->readahead != nullptr) work->readahead->Claim(k);
     ContainerInfo* c = &(*containers)[index];
-    merge.Queue(index, LoadContainer(c, (*shared->data_dir_fds)[c->dir_index], shared->key,
+    merge.Queue(index, LoadContainer(c, (*shared->data_dir_fds)[c->dir_index],
+                                     shared->metadata_files->slot(index), shared->key,
                                      shared->rules, &replayer));
     shared->progress->ContainerDone();
   }
@@ -399,6 +402,7 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
 
   SharedOpenState shared(opts, key);
   shared.data_dir_fds = &listing.data_dirs.fds();
+  shared.metadata_files = &listing.metadata_files;
   shared.total = result->containers.size();
   shared.progress.reset(new OpenProgress(shared.total, opts.progress_every, &shared.stats));
   s = ProbeKey(key, result->containers, &shared.stats);
@@ -408,6 +412,9 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
   }
   ReserveBlockMap(result->containers, shared.map.get());
   const ReadaheadMode readahead_ran = ReplayAllDirs(&shared, &result->containers);
+  // What the replay did not take (containers it did not replay) is closed
+  // now, before a repair rewrites or deletes any of those files.
+  listing.metadata_files.Reset({});
 
   // Everything below runs on this thread, in container order.
   if (!shared.conflicts.conflicts().empty()) {

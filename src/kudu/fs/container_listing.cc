@@ -19,6 +19,9 @@
 
 #include <endian.h>
 #include <glog/logging.h>
+#include <sys/resource.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -30,6 +33,7 @@
 #include "kudu/fs/repair.h"
 #include "kudu/fs/temp_files.h"
 #include "kudu/util/env.h"
+#include "kudu/util/file.h"
 #include "kudu/util/thread_pool.h"
 
 namespace kudu {
@@ -123,21 +127,30 @@ uint64_t StemKey(const std::string& name, size_t stem_length) {
   return be64toh(k);
 }
 
-// Lists <root>/data/ and pairs its files into containers, appending each
-// to `out` and what was found of it to `listed`. Nothing is stat'ed yet.
-Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_block_size,
-                      bool encrypted, const std::vector<std::string>* given_names,
-                      std::vector<ContainerInfo>* out, std::vector<uint8_t>* listed) {
-  const std::string data_dir = LogBlockContainerWriter::DataDir(root);
-  std::vector<std::string> read_names;
+// A container as the pairing found it: what a worker needs to build its
+// ContainerInfo and stat its files.
+struct ListedContainer {
+  const std::string* name;  // one of its files' names (the stem is its prefix)
+  uint32_t stem_length;
+  uint32_t dir_index;
+  uint8_t found;  // ListedFiles
+};
+
+// Lists <root>/data/ (unless `given_names` holds its names) and pairs its
+// files into containers, appended to `out` in id order. Nothing is built or
+// stat'ed yet: the names (in `given_names` or `read_names`) must outlive
+// `out`.
+Status PairContainerFiles(uint32_t dir_index, const std::string& data_dir,
+                          const std::vector<std::string>* given_names,
+                          std::vector<std::string>* read_names,
+                          std::vector<ListedContainer>* out) {
   if (given_names == nullptr) {
-    RETURN_NOT_OK_PREPEND(env::ListDir(data_dir, &read_names), "cannot list data dir");
+    RETURN_NOT_OK_PREPEND(env::ListDir(data_dir, read_names), "cannot list data dir");
   }
-  const std::vector<std::string>& names = given_names != nullptr ? *given_names : read_names;
+  const std::vector<std::string>& names = given_names != nullptr ? *given_names : *read_names;
   // Sorted by stem (deterministic), a container's two files side by side.
   // This runs on one thread before any replay, once per file of a server
-  // with thousands of containers: the sort compares integers where it can,
-  // and each container's paths are built without temporaries.
+  // with thousands of containers: the sort compares integers where it can.
   std::vector<ListedFile> files;
   files.reserve(names.size());
   for (const std::string& name : names) {
@@ -155,69 +168,117 @@ Status ListContainers(uint32_t dir_index, const std::string& root, uint64_t fs_b
     const int c = a.stem().compare(b.stem());
     return c != 0 ? c < 0 : a.kind < b.kind;
   });
-  out->reserve(out->size() + files.size());
   for (size_t i = 0; i < files.size(); i++) {
     uint8_t found = files[i].kind;
     while (i + 1 < files.size() && files[i + 1].stem() == files[i].stem()) found |= files[++i].kind;
-    // Built where it stays: a ContainerInfo is large, and moving thousands
-    // of them is a measurable share of a listing.
-    ContainerInfo& c = out->emplace_back();
-    c.dir_index = dir_index;
-    c.id.assign(files[i].stem());
-    // <data dir>/<id>, and the two files' paths from it (what JoinPath,
-    // DataPath and MetadataPath give: data_dir never ends in '/').
-    c.path.reserve(data_dir.size() + 1 + c.id.size());
-    c.path.append(data_dir).append(1, '/').append(c.id);
-    c.data_path = c.path + kDataSuffix;
-    c.metadata_path = c.path + kMetadataSuffix;
-    DCHECK_EQ(c.data_path, LogBlockContainerWriter::DataPath(root, c.id));
-    DCHECK_EQ(c.metadata_path, LogBlockContainerWriter::MetadataPath(root, c.id));
-    c.encrypted = encrypted;
-    c.fs_block_size = fs_block_size;
-    listed->push_back(found);
+    out->push_back(ListedContainer{files[i].name, files[i].stem_length, dir_index, found});
   }
   return Status::OK();
 }
 
-// Stats the listed files of `*c`; `dir_fds` are the dirs' data/, by index.
-Status StatContainer(const std::vector<int>& dir_fds, uint8_t listed, ContainerInfo* c) {
-  const int fd = dir_fds[c->dir_index];
-  if (listed & kListedData) RETURN_NOT_OK(AddContainerFile(fd, c->data_path, false, c));
-  if (listed & kListedMetadata) RETURN_NOT_OK(AddContainerFile(fd, c->metadata_path, true, c));
+// Opens `c`'s metadata file (by its name in `dir_fd`) into `*held`, its
+// size the open file's, while `*budget` lasts. False when it holds nothing:
+// the budget ran out, the process's descriptors did (no more are tried),
+// or the open failed for a reason the stat will say (not a regular file, a
+// symlink, deleted since the listing, no read permission).
+bool HoldMetadataFile(int dir_fd, ContainerInfo* c, int* held, std::atomic<int64_t>* budget) {
+  if (budget->fetch_sub(1, std::memory_order_relaxed) <= 0) return false;
+  const char* name = c->metadata_path.c_str() + (c->path.size() - c->id.size());
+  uint64_t size;
+  Status s = RandomAccessFile::OpenDescriptorAt(dir_fd, name, c->metadata_path, held, &size);
+  if (!s.ok()) {
+    *held = -1;
+    if (s.posix_code() == EMFILE || s.posix_code() == ENFILE) budget->store(0);
+    return false;
+  }
+  c->has_metadata = true;
+  c->metadata_size = size;
+  return true;
+}
+
+// Grows the process's descriptor table at once to hold `n` more
+// descriptors (a duplicate of `fd` numbered past them, closed again). The
+// kernel grows a table that threads share by doubling it, and each growth
+// waits for an RCU grace period: thousands of opens would wait for a dozen
+// of them, longer than the opens themselves take. Best effort: a table not
+// grown here grows as it fills.
+void ReserveDescriptors(int fd, int64_t n) {
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  // Room too for what the process has open already (not counted: the
+  // table's next doubling would cover a few hundred more).
+  const uint64_t want = static_cast<uint64_t>(n) + 256;
+  const uint64_t cap = limit.rlim_cur == RLIM_INFINITY ? want : limit.rlim_cur - 1;
+  const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, static_cast<int>(std::min(want, cap)));
+  if (high >= 0) ::close(high);
+}
+
+// Builds `*c` for `listed`: its id, its paths (<data dir>/<id> and that plus
+// a suffix, what JoinPath, DataPath and MetadataPath give: a data dir never
+// ends in '/'), and its files' sizes, found by name in its data/
+// (`dir_fds`, by dir index): the data file stat'ed, the metadata file
+// opened into `*held` (HoldMetadataFile) or else stat'ed.
+Status BuildContainer(const ListedContainer& listed, const std::vector<std::string>& data_dirs,
+                      const std::vector<int>& dir_fds, bool encrypted,
+                      const std::vector<uint64_t>& fs_block_sizes, ContainerInfo* c, int* held,
+                      std::atomic<int64_t>* budget) {
+  const std::string& data_dir = data_dirs[listed.dir_index];
+  c->dir_index = listed.dir_index;
+  c->id.assign(listed.name->data(), listed.stem_length);
+  c->path.reserve(data_dir.size() + 1 + c->id.size());
+  c->path.append(data_dir).append(1, '/').append(c->id);
+  c->data_path = c->path + kDataSuffix;
+  c->metadata_path = c->path + kMetadataSuffix;
+  c->encrypted = encrypted;
+  c->fs_block_size = fs_block_sizes[listed.dir_index];
+  const int fd = dir_fds[listed.dir_index];
+  if (listed.found & kListedData) RETURN_NOT_OK(AddContainerFile(fd, c->data_path, false, c));
+  if ((listed.found & kListedMetadata) && !HoldMetadataFile(fd, c, held, budget)) {
+    RETURN_NOT_OK(AddContainerFile(fd, c->metadata_path, true, c));
+  }
   return Status::OK();
 }
 
-// Below this many containers the stats run on the caller's thread: starting
-// threads would cost more than they save.
-constexpr size_t kParallelStatMinContainers = 256;
-constexpr size_t kStatChunk = 64;
+// Below this many containers they are built on the caller's thread:
+// starting threads would cost more than they save.
+constexpr size_t kParallelBuildMinContainers = 256;
+constexpr size_t kBuildChunk = 64;
 
-// Stats every listed file, `threads` threads at a time. On a large dir the
-// stats are most of the listing, which runs before any replay starts; each
-// container's are its own, so threads need nothing but a cursor. The error
-// returned is the first in container order, whatever the thread timing.
-Status StatContainers(const std::vector<int>& dir_fds, const std::vector<uint8_t>& listed,
-                      int threads, std::vector<ContainerInfo>* containers) {
-  const size_t n = containers->size();
-  if (threads <= 1 || n < kParallelStatMinContainers) {
-    for (size_t i = 0; i < n; i++) {
-      RETURN_NOT_OK(StatContainer(dir_fds, listed[i], &(*containers)[i]));
-    }
+// Builds every listed container, `threads` threads at a time. On a large
+// dir this is most of the listing, which runs before any replay starts: the
+// stats, and each container's four strings, whose fresh memory costs page
+// faults (on the pairing's one thread they were a measurable share of a
+// server-sized listing). Each container is its own, so threads need nothing
+// but a cursor. The error returned is the first in container order,
+// whatever the thread timing.
+Status BuildContainers(const std::vector<ListedContainer>& listed,
+                       const std::vector<std::string>& data_dirs, const std::vector<int>& dir_fds,
+                       bool encrypted, const std::vector<uint64_t>& fs_block_sizes, int threads,
+                       std::vector<ContainerInfo>* containers, std::vector<int>* held) {
+  const size_t n = listed.size();
+  containers->resize(n);
+  held->assign(n, -1);
+  std::atomic<int64_t> budget{static_cast<int64_t>(std::min<size_t>(HeldFileBudget(), n))};
+  if (budget.load() > 0 && !dir_fds.empty()) ReserveDescriptors(dir_fds[0], budget.load());
+  auto build = [&](size_t i) {
+    return BuildContainer(listed[i], data_dirs, dir_fds, encrypted, fs_block_sizes,
+                          &(*containers)[i], &(*held)[i], &budget);
+  };
+  if (threads <= 1 || n < kParallelBuildMinContainers) {
+    for (size_t i = 0; i < n; i++) RETURN_NOT_OK(build(i));
     return Status::OK();
   }
   std::vector<Status> statuses(n);
   std::atomic<size_t> cursor{0};
   {
-    const int workers = static_cast<int>(std::min<size_t>(threads, n / kStatChunk + 1));
+    const int workers = static_cast<int>(std::min<size_t>(threads, n / kBuildChunk + 1));
     ThreadPool pool("list-stat", workers);
     for (int t = 0; t < workers; t++) {
       pool.Submit([&] {
         while (true) {
-          const size_t begin = cursor.fetch_add(kStatChunk);
+          const size_t begin = cursor.fetch_add(kBuildChunk);
           if (begin >= n) return;
-          for (size_t i = begin; i < std::min(n, begin + kStatChunk); i++) {
-            statuses[i] = StatContainer(dir_fds, listed[i], &(*containers)[i]);
-          }
+          for (size_t i = begin; i < std::min(n, begin + kBuildChunk); i++) statuses[i] = build(i);
         }
       });
     }
@@ -258,38 +319,88 @@ bool IsStandardContainerId(const std::string& id) {
   return LogBlockContainerWriter::IsValidId(id);
 }
 
+HeldFiles::~HeldFiles() { CloseAll(); }
+
+void HeldFiles::Reset(std::vector<int> fds) {
+  CloseAll();
+  fds_ = std::move(fds);
+}
+
+void HeldFiles::Truncate(size_t n) {
+  for (size_t i = n; i < fds_.size(); i++) {
+    if (fds_[i] >= 0) ::close(fds_[i]);
+  }
+  if (n < fds_.size()) fds_.resize(n);
+}
+
+void HeldFiles::CloseAll() {
+  for (int fd : fds_) {
+    if (fd >= 0) ::close(fd);
+  }
+  fds_.clear();
+}
+
+size_t HeldFileBudget() {
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+  if (limit.rlim_cur == RLIM_INFINITY) return size_t{1} << 20;
+  // Half: the replay threads, the read-ahead, the key probe and whatever
+  // else the process does meanwhile keep the other half.
+  return static_cast<size_t>(limit.rlim_cur / 2);
+}
+
 Status ListDataDirs(const std::vector<std::string>& roots,
                     const std::vector<uint64_t>& fs_block_sizes, bool encrypted, int stat_threads,
                     ContainerListing* out,
                     const std::vector<std::optional<std::vector<std::string>>>* names) {
-  std::vector<ContainerInfo> listed_containers;
-  std::vector<uint8_t> listed;
+  std::vector<ListedContainer> listed;
+  // The names of the dirs read here, kept until every container is built.
+  std::vector<std::vector<std::string>> read_names(roots.size());
+  std::vector<std::string> data_dirs;
   for (uint32_t d = 0; d < roots.size(); d++) {
     const uint64_t given = d < fs_block_sizes.size() ? fs_block_sizes[d] : 0;
     const uint64_t block_size = given != 0 ? given : BlockSizeOf(roots[d]);
     out->fs_block_sizes.push_back(block_size);
+    data_dirs.push_back(LogBlockContainerWriter::DataDir(roots[d]));
     const std::vector<std::string>* read_before =
         names != nullptr && d < names->size() && (*names)[d].has_value() ? &*(*names)[d]
                                                                          : nullptr;
-    RETURN_NOT_OK(ListContainers(d, roots[d], block_size, encrypted, read_before,
-                                 &listed_containers, &listed));
+    RETURN_NOT_OK(PairContainerFiles(d, data_dirs.back(), read_before, &read_names[d], &listed));
   }
   // Each file is stat'ed by its name in its data/, open here: a lookup of
   // one path component instead of every one of <root>/data/<name> (on a
   // 2,000-container dir the stats are half the listing). The replay opens
   // the metadata files the same way.
-  for (const std::string& root : roots) {
-    RETURN_NOT_OK_PREPEND(out->data_dirs.Add(LogBlockContainerWriter::DataDir(root)),
-                          "cannot open data dir");
+  for (const std::string& data_dir : data_dirs) {
+    RETURN_NOT_OK_PREPEND(out->data_dirs.Add(data_dir), "cannot open data dir");
   }
-  RETURN_NOT_OK(StatContainers(out->data_dirs.fds(), listed, stat_threads, &listed_containers));
-  // Both files deleted since the listing: as if never listed. Nothing moves
-  // unless one was.
-  listed_containers.erase(std::remove_if(listed_containers.begin(), listed_containers.end(),
-                                         [](const ContainerInfo& c) {
-                                           return !c.has_data && !c.has_metadata;
-                                         }),
-                          listed_containers.end());
+  std::vector<ContainerInfo> listed_containers;
+  std::vector<int> held;
+  Status s = BuildContainers(listed, data_dirs, out->data_dirs.fds(), encrypted,
+                             out->fs_block_sizes, stat_threads, &listed_containers, &held);
+  // Held from here on, closed with the listing (or now, on failure).
+  out->metadata_files.Reset(std::move(held));
+  RETURN_NOT_OK(s);
+#ifndef NDEBUG
+  for (const ContainerInfo& c : listed_containers) {
+    DCHECK_EQ(c.data_path, LogBlockContainerWriter::DataPath(roots[c.dir_index], c.id));
+    DCHECK_EQ(c.metadata_path, LogBlockContainerWriter::MetadataPath(roots[c.dir_index], c.id));
+  }
+#endif
+  // Both files deleted since the listing: as if never listed (nothing of
+  // theirs is held). Nothing moves unless one was.
+  HeldFiles& files = out->metadata_files;
+  size_t kept = 0;
+  for (size_t i = 0; i < listed_containers.size(); i++) {
+    if (!listed_containers[i].has_data && !listed_containers[i].has_metadata) continue;
+    if (kept != i) {
+      listed_containers[kept] = std::move(listed_containers[i]);
+      std::swap(*files.slot(kept), *files.slot(i));
+    }
+    kept++;
+  }
+  listed_containers.resize(kept);
+  files.Truncate(kept);
   // Report order (§4.2): data dir order as the flags give it, then container
   // id; the same order decides which copy of a duplicated id is blamed. The
   // dirs were listed in that order and each one's files sorted by id, so

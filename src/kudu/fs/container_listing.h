@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kudu/fs/container_info.h"
@@ -43,6 +44,36 @@ bool ParseContainerFileName(const std::string& name, std::string* id, bool* is_m
 // The same without the copy: the stem is name[0, *stem_length).
 bool ContainerFileStem(const std::string& name, size_t* stem_length, bool* is_metadata);
 
+// Descriptors of files opened ahead of their reads, one slot per
+// container (-1: none held); each still held is closed with the object.
+class HeldFiles {
+ public:
+  HeldFiles() = default;
+  ~HeldFiles();
+  HeldFiles(HeldFiles&& other) noexcept : fds_(std::move(other.fds_)) { other.fds_.clear(); }
+  HeldFiles& operator=(HeldFiles&& other) noexcept {
+    if (this != &other) Reset(std::move(other.fds_));
+    other.fds_.clear();
+    return *this;
+  }
+  HeldFiles(const HeldFiles&) = delete;
+  HeldFiles& operator=(const HeldFiles&) = delete;
+
+  // Takes `fds` (one per container) to hold.
+  void Reset(std::vector<int> fds);
+  // Container `i`'s slot: whoever takes the descriptor sets it to -1 and
+  // closes it. Slots of different containers may be used by different
+  // threads at once.
+  int* slot(size_t i) { return &fds_[i]; }
+  size_t size() const { return fds_.size(); }
+  // Closes the slots from `n` on and drops them.
+  void Truncate(size_t n);
+
+ private:
+  void CloseAll();
+  std::vector<int> fds_;
+};
+
 struct ContainerListing {
   std::vector<uint64_t> fs_block_sizes;  // per data dir
   // Every container of every dir, in report order (dir, then id).
@@ -50,7 +81,19 @@ struct ContainerListing {
   // Each dir's data/, by dir index, open for as long as the listing is
   // kept: the replay opens the containers' files by name in them.
   env::OpenDirs data_dirs;
+  // Each container's metadata file, by container index, as the listing
+  // opened it to learn its size (metadata_size is the open file's), for the
+  // replay to read without looking its name up again. -1 where the listing
+  // stat'ed the file instead: past the listing's share of the process's
+  // descriptor limit (HeldFileBudget), or when the open failed (the replay
+  // then opens it by name and reports why it cannot).
+  HeldFiles metadata_files;
 };
+
+// How many files a listing holds open at most: a share of the process's
+// limit on open descriptors, the rest left to everything else the open and
+// the server do meanwhile.
+size_t HeldFileBudget();
 
 // The checks before anything is read, locked or listed. Every failure here
 // is about how the tool was called (a wrong path), not the on-disk state.

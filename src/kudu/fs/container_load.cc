@@ -50,12 +50,19 @@ ContainerFacts FactsOf(const ContainerInfo& c) {
   return f;
 }
 
-// Opens `c`'s metadata file, found in `data_dir_fd`, or records why it
-// cannot be.
-std::unique_ptr<RandomAccessFile> OpenMetadata(ContainerInfo* c, int data_dir_fd,
+// Opens `c`'s metadata file (the listing's descriptor in `*held`, if any,
+// else by name in `data_dir_fd`), or records why it cannot be.
+std::unique_ptr<RandomAccessFile> OpenMetadata(ContainerInfo* c, int data_dir_fd, int* held,
                                                const ServerKey* key) {
   std::unique_ptr<RandomAccessFile> file;
-  Status s = RandomAccessFile::OpenAt(data_dir_fd, c->metadata_path, key, &file);
+  Status s;
+  if (held != nullptr && *held >= 0) {
+    const int fd = *held;
+    *held = -1;
+    s = RandomAccessFile::FromOpenFd(fd, c->metadata_path, c->metadata_size, key, &file);
+  } else {
+    s = RandomAccessFile::OpenAt(data_dir_fd, c->metadata_path, key, &file);
+  }
   if (!s.ok()) {
     c->AddProblem(s.IsCorruption() ? ContainerProblem::Kind::kCorruption
                                    : ContainerProblem::Kind::kIOError,
@@ -216,8 +223,8 @@ bool WillReplay(const ContainerInfo& c) {
   return IncompleteBySize(FactsOf(c)) == IncompleteReason::kNone && c.has_metadata;
 }
 
-std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, const ServerKey* key,
-                                     const ClassificationRules& rules,
+std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
+                                     const ServerKey* key, const ClassificationRules& rules,
                                      ContainerReplayer* replayer) {
   // Found fatal while listing (a container file that is not a regular file):
   // nothing of it is opened.
@@ -239,7 +246,7 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, const Se
   }
   // After the metadata file's own encryption header: a key misuse shows
   // there first (DetectKeyMisuse), not as damage of every data file.
-  std::unique_ptr<RandomAccessFile> file = OpenMetadata(c, data_dir_fd, key);
+  std::unique_ptr<RandomAccessFile> file = OpenMetadata(c, data_dir_fd, held_metadata, key);
   if (file == nullptr) return {};
   if (!CheckDataFileHeader(c, data_dir_fd)) return {};
   // Without a data file, bounds against its size mean nothing: replay the
@@ -255,7 +262,7 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, const Se
   // whether ids are left counts, no record is malformed.
   if (c->has_data) c->malformed = state.malformed();
   if (!c->malformed.empty()) FillMalformedTexts(file.get(), replayer->stats(), &c->malformed);
-  file.reset();  // one metadata file open per thread at most
+  file.reset();  // closed before the merge: a descriptor fewer while the next one opens
   c->kept_dead_blocks = state.DeadBlocksCompactionKeeps();
   if (!ApplyClass(state, rules, c)) return {};
   if (!c->has_data && !c->fatal()) {

@@ -52,9 +52,12 @@ bool WillReplay(const ContainerInfo& c);
 // about it and returns its live blocks by ascending id (empty when it has
 // none or was not replayed). `data_dir_fd`: its data/ held open
 // (ContainerListing::data_dirs), or AT_FDCWD to open it by its whole path.
-// `key`: the server key, null for plain dirs.
-std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, const ServerKey* key,
-                                     const ClassificationRules& rules,
+// `held_metadata`, when not null: its slot in ContainerListing's
+// metadata_files; a descriptor there is the metadata file, which is then
+// taken (the slot set to -1) instead of opened by name. `key`: the server
+// key, null for plain dirs.
+std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
+                                     const ServerKey* key, const ClassificationRules& rules,
                                      ContainerReplayer* replayer);
 
 }  // namespace fs
