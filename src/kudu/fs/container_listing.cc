@@ -199,9 +199,9 @@ bool HoldMetadataFile(int dir_fd, ContainerInfo* c, int* held, std::atomic<int64
 // Grows the process's descriptor table at once to hold `n` more
 // descriptors (a duplicate of `fd` numbered past them, closed again). The
 // kernel grows a table that threads share by doubling it, and each growth
-// waits for an RCU grace period: thousands of opens would wait for a dozen
-// of them, longer than the opens themselves take. Best effort: a table not
-// grown here grows as it fills.
+// waits for an RCU grace period: thousands of opens from the listing's
+// threads would wait for one per doubling, longer than the opens take.
+// Best effort: a table not grown here grows as it fills.
 void ReserveDescriptors(int fd, int64_t n) {
   struct rlimit limit;
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
