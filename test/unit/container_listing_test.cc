@@ -28,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ namespace kudu {
 namespace fs {
 namespace {
 
+using test::Contains;
 using test::ContainerIdFor;
 using test::TempDir;
 
@@ -189,6 +191,55 @@ TEST_F(ContainerListingTest, ContainersComeInTheOrderOfTheirStemsWhateverTheyLoo
       EXPECT_EQ(data_ + "/" + c.id + ".data", c.data_path) << k;
       EXPECT_EQ(data_ + "/" + c.id + ".metadata", c.metadata_path) << k;
     }
+  }
+}
+
+// Several dirs are paired at once: the containers come in dir order, then
+// id order within each dir, whatever the thread count; a dir whose names
+// were read before is not read again; the first dir that cannot be read is
+// the error, whichever thread got there first.
+TEST_F(ContainerListingTest, SeveralDirsComeInDirOrder) {
+  constexpr int kDirs = 4;
+  std::vector<std::string> roots;
+  std::vector<std::optional<std::vector<std::string>>> names(kDirs);
+  for (int d = 0; d < kDirs; d++) {
+    roots.push_back(tmp_.Join("r" + std::to_string(d)));
+    const std::string data = env::JoinPath(roots.back(), "data");
+    ASSERT_OK(env::CreateDirs(data));
+    for (int i = 0; i < 300; i++) {
+      // Ids that interleave across dirs: only the dir order separates them.
+      const std::string id = ContainerIdFor(static_cast<uint64_t>(i * kDirs + (kDirs - 1 - d)));
+      ASSERT_OK(test::WriteStringToFile(env::JoinPath(data, id + ".metadata"),
+                                        std::string(static_cast<size_t>(d + 1), 'm')));
+    }
+    // Dir 1's names as the walk before the listing read them.
+    if (d == 1) {
+      std::vector<std::string> read;
+      ASSERT_OK(env::ListDir(data, &read));
+      names[d] = read;
+    }
+  }
+  for (int threads : {1, 2, 8}) {
+    SCOPED_TRACE(threads);
+    ContainerListing l;
+    ASSERT_OK(ListDataDirs(roots, {512, 1024, 2048, 4096}, false, threads, &l, &names));
+    EXPECT_EQ((std::vector<uint64_t>{512, 1024, 2048, 4096}), l.fs_block_sizes);
+    ASSERT_EQ(static_cast<size_t>(kDirs * 300), l.containers.size());
+    for (size_t k = 0; k < l.containers.size(); k++) {
+      const ContainerInfo& c = l.containers[k];
+      ASSERT_EQ(k / 300, c.dir_index) << k;
+      EXPECT_EQ(c.dir_index + 1, c.metadata_size) << k;
+      EXPECT_EQ(l.fs_block_sizes[c.dir_index], c.fs_block_size) << k;
+      if (k % 300 != 0) EXPECT_LT(l.containers[k - 1].id, c.id) << k;
+    }
+  }
+  // Dirs 2 and 3 unreadable: dir 2 is the error.
+  for (int d : {2, 3}) ASSERT_OK(env::RenameFile(env::JoinPath(roots[d], "data"), env::JoinPath(roots[d], "gone")));
+  for (int threads : {1, 8}) {
+    ContainerListing l;
+    Status s = ListDataDirs(roots, {4096, 4096, 4096, 4096}, false, threads, &l, &names);
+    EXPECT_FALSE(s.ok());
+    EXPECT_TRUE(Contains(s.ToString(), env::JoinPath(roots[2], "data"))) << s.ToString();
   }
 }
 

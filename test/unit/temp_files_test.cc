@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "kudu/fs/prepare_data_dirs.h"
 #include "kudu/util/env.h"
 #include "kudu/util/io_fault_injector.h"
 #include "util/test_macros.h"
@@ -145,6 +146,50 @@ TEST_F(TempFilesWalkTest, AFailedDeletionIsRecordedWithItsFile) {
 TEST_F(TempFilesWalkTest, AnUnreadableDataDirFails) {
   TemporaryFiles t;
   EXPECT_FALSE(FindTemporaryFiles(tmp_.Join("missing"), &t).ok());
+}
+
+// The open walks every data dir at once (PrepareDataDirs): whatever the
+// thread timing, every dir's temporary files are found, in one sorted list,
+// the copies kept are those without their metadata file, and each dir's
+// names are that dir's.
+TEST(TempFilesTest, PreparingSeveralDirsFindsEveryDirsTemporaryFiles) {
+  TempDir tmp;
+  constexpr int kDirs = 5;
+  PrepareDataDirsOptions opts;
+  std::vector<std::string> found, only_copies, unexpected;
+  std::vector<std::set<std::string>> names(kDirs);
+  for (int d = 0; d < kDirs; d++) {
+    const std::string root = tmp.Join("d" + std::to_string(d));
+    const std::string data = env::JoinPath(root, "data");
+    ASSERT_OK(env::CreateDirs(data));
+    opts.data_roots.push_back(root);
+    const std::string a(32, static_cast<char>('a' + d)), b(32, static_cast<char>('k' + d));
+    for (const std::string& n : {a + ".data", a + ".metadata", b + ".data",
+                                 a + ".metadata.kudutmp.Xy12Zw", b + ".metadata.kudutmp.Qq34Rr"}) {
+      ASSERT_OK(test::WriteStringToFile(env::JoinPath(data, n), "x"));
+      names[d].insert(n);
+      if (n.find(".kudutmp.") != std::string::npos) found.push_back(env::JoinPath(data, n));
+    }
+    // b has no metadata file: its rewrite's copy may be the only one.
+    only_copies.push_back(env::JoinPath(data, b + ".metadata.kudutmp.Qq34Rr"));
+    const std::string odd = env::JoinPath(data, "dir.kudutmp.AbCdEf");
+    ASSERT_OK(env::CreateDirs(odd));
+    names[d].insert("dir.kudutmp.AbCdEf");
+    unexpected.push_back(odd);
+  }
+  for (auto* v : {&found, &only_copies, &unexpected}) std::sort(v->begin(), v->end());
+  PreparedDataDirs p;
+  ASSERT_OK(PrepareDataDirs(opts, &p));
+  EXPECT_EQ(found, p.temp_files.found);
+  EXPECT_EQ(only_copies, p.temp_files.only_copies);
+  EXPECT_EQ(unexpected, p.temp_files.unexpected);
+  ASSERT_EQ(static_cast<size_t>(kDirs), p.data_dir_names.size());
+  for (int d = 0; d < kDirs; d++) {
+    ASSERT_TRUE(p.data_dir_names[d].has_value()) << d;
+    EXPECT_EQ(names[d], std::set<std::string>(p.data_dir_names[d]->begin(),
+                                              p.data_dir_names[d]->end()))
+        << d;
+  }
 }
 
 }  // namespace

@@ -19,11 +19,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 namespace kudu {
 namespace {
@@ -64,6 +67,30 @@ TEST(ThreadPoolTest, UsesSeveralThreadsAtOnce) {
   pool.Wait();
   EXPECT_EQ(3u, ids.size());
   EXPECT_EQ(3, max_running.load());
+}
+
+TEST(ThreadPoolTest, ParallelForCallsEveryIndexOnce) {
+  for (size_t n : {0, 1, 2, 7, 100}) {
+    for (int threads : {0, 1, 2, 8}) {
+      SCOPED_TRACE(std::to_string(n) + " items, " + std::to_string(threads) + " threads");
+      std::vector<std::atomic<int>> calls(n);
+      std::mutex mu;
+      std::set<std::thread::id> ids;
+      ParallelFor("test", n, threads, [&](size_t i) {
+        calls[i].fetch_add(1);
+        std::lock_guard<std::mutex> l(mu);
+        ids.insert(std::this_thread::get_id());
+      });
+      for (size_t i = 0; i < n; i++) EXPECT_EQ(1, calls[i].load()) << i;
+      // One item or one thread: the caller's own, no thread started.
+      if (n == 1 || threads <= 1) {
+        EXPECT_TRUE(n == 0 || (ids.size() == 1 && *ids.begin() == std::this_thread::get_id()));
+      } else {
+        EXPECT_EQ(0u, ids.count(std::this_thread::get_id()));
+        EXPECT_LE(ids.size(), std::min<size_t>(n, static_cast<size_t>(threads)));
+      }
+    }
+  }
 }
 
 TEST(ThreadPoolTest, DestructorDrainsTheQueue) {

@@ -248,9 +248,9 @@ constexpr size_t kBuildChunk = 64;
 // dir this is most of the listing, which runs before any replay starts: the
 // stats, and each container's four strings, whose fresh memory costs page
 // faults (on the pairing's one thread they were a measurable share of a
-// server-sized listing). Each container is its own, so threads need nothing
-// but a cursor. The error returned is the first in container order,
-// whatever the thread timing.
+// server-sized listing). Each container is its own, so threads take chunks
+// of them. The error returned is the first in container order, whatever
+// the thread timing.
 Status BuildContainers(const std::vector<ListedContainer>& listed,
                        const std::vector<std::string>& data_dirs, const std::vector<int>& dir_fds,
                        bool encrypted, const std::vector<uint64_t>& fs_block_sizes, int threads,
@@ -264,26 +264,13 @@ Status BuildContainers(const std::vector<ListedContainer>& listed,
     return BuildContainer(listed[i], data_dirs, dir_fds, encrypted, fs_block_sizes,
                           &(*containers)[i], &(*held)[i], &budget);
   };
-  if (threads <= 1 || n < kParallelBuildMinContainers) {
-    for (size_t i = 0; i < n; i++) RETURN_NOT_OK(build(i));
-    return Status::OK();
-  }
   std::vector<Status> statuses(n);
-  std::atomic<size_t> cursor{0};
-  {
-    const int workers = static_cast<int>(std::min<size_t>(threads, n / kBuildChunk + 1));
-    ThreadPool pool("list-stat", workers);
-    for (int t = 0; t < workers; t++) {
-      pool.Submit([&] {
-        while (true) {
-          const size_t begin = cursor.fetch_add(kBuildChunk);
-          if (begin >= n) return;
-          for (size_t i = begin; i < std::min(n, begin + kBuildChunk); i++) statuses[i] = build(i);
-        }
-      });
+  const size_t chunks = (n + kBuildChunk - 1) / kBuildChunk;
+  ParallelFor("list-stat", chunks, n < kParallelBuildMinContainers ? 1 : threads, [&](size_t k) {
+    for (size_t i = k * kBuildChunk; i < std::min(n, (k + 1) * kBuildChunk); i++) {
+      statuses[i] = build(i);
     }
-    pool.Wait();
-  }
+  });
   for (const Status& s : statuses) RETURN_NOT_OK(s);
   return Status::OK();
 }
@@ -353,19 +340,30 @@ Status ListDataDirs(const std::vector<std::string>& roots,
                     const std::vector<uint64_t>& fs_block_sizes, bool encrypted, int stat_threads,
                     ContainerListing* out,
                     const std::vector<std::optional<std::vector<std::string>>>* names) {
-  std::vector<ListedContainer> listed;
   // The names of the dirs read here, kept until every container is built.
-  std::vector<std::vector<std::string>> read_names(roots.size());
+  const size_t dirs = roots.size();
+  std::vector<std::vector<std::string>> read_names(dirs);
   std::vector<std::string> data_dirs;
-  for (uint32_t d = 0; d < roots.size(); d++) {
+  for (const std::string& root : roots) data_dirs.push_back(LogBlockContainerWriter::DataDir(root));
+  // Each dir paired on a thread of its own (a sort of its names, and its
+  // names read here when the walk before could not): dirs are independent,
+  // and the containers come out in dir order whatever the thread timing.
+  std::vector<std::vector<ListedContainer>> per_dir(dirs);
+  std::vector<Status> paired(dirs);
+  out->fs_block_sizes.assign(dirs, 0);
+  ParallelFor("list-pair", dirs, stat_threads, [&](size_t d) {
     const uint64_t given = d < fs_block_sizes.size() ? fs_block_sizes[d] : 0;
-    const uint64_t block_size = given != 0 ? given : BlockSizeOf(roots[d]);
-    out->fs_block_sizes.push_back(block_size);
-    data_dirs.push_back(LogBlockContainerWriter::DataDir(roots[d]));
+    out->fs_block_sizes[d] = given != 0 ? given : BlockSizeOf(roots[d]);
     const std::vector<std::string>* read_before =
         names != nullptr && d < names->size() && (*names)[d].has_value() ? &*(*names)[d]
                                                                          : nullptr;
-    RETURN_NOT_OK(PairContainerFiles(d, data_dirs.back(), read_before, &read_names[d], &listed));
+    paired[d] = PairContainerFiles(static_cast<uint32_t>(d), data_dirs[d], read_before,
+                                   &read_names[d], &per_dir[d]);
+  });
+  std::vector<ListedContainer> listed;
+  for (size_t d = 0; d < dirs; d++) {
+    RETURN_NOT_OK(paired[d]);
+    listed.insert(listed.end(), per_dir[d].begin(), per_dir[d].end());
   }
   // Each file is stat'ed by its name in its data/, open here: a lookup of
   // one path component instead of every one of <root>/data/<name> (on a

@@ -19,6 +19,8 @@
 
 #include <pthread.h>
 
+#include <algorithm>
+
 namespace kudu {
 
 ThreadPool::ThreadPool(std::string name, int num_threads) : name_(std::move(name)) {
@@ -75,6 +77,17 @@ void ThreadPool::WorkerLoop() {
       if (--pending_ == 0) idle_.notify_all();
     }
   }
+}
+
+void ParallelFor(const std::string& name, size_t n, int threads,
+                 const std::function<void(size_t)>& fn) {
+  if (n <= 1 || threads <= 1) {
+    for (size_t i = 0; i < n; i++) fn(i);
+    return;
+  }
+  ThreadPool pool(name, static_cast<int>(std::min<size_t>(n, static_cast<size_t>(threads))));
+  for (size_t i = 0; i < n; i++) pool.Submit([&fn, i] { fn(i); });
+  pool.Wait();
 }
 
 }  // namespace kudu

@@ -64,4 +64,10 @@ class ThreadPool {
   bool shutdown_ = false;
 };
 
+// Calls fn(i) for every i in [0, n), on up to `threads` threads of a pool
+// named `name` (on this thread alone when n or threads is at most 1), and
+// returns once every call has.
+void ParallelFor(const std::string& name, size_t n, int threads,
+                 const std::function<void(size_t)>& fn);
+
 }  // namespace kudu
