@@ -325,17 +325,19 @@ TEST_F(ContainerListingTest, MetadataFilesAreHeldOpenWithinTheDescriptorBudget) 
     {
       ContainerListing l = List(threads);
       size_t held = 0;
-      check(&l, HeldFileBudget(), &held);
+      check(&l, HeldFileBudget(DescriptorsReservedFor(0)), &held);
       EXPECT_EQ(static_cast<size_t>(kContainers), held);
       // The held files and the listing's data/.
       EXPECT_EQ(before + kContainers + 1, OpenDescriptors());
     }
     EXPECT_EQ(before, OpenDescriptors());
     {
-      // A limit whose half holds only some of them.
-      DescriptorLimit limit(200);
+      // A limit that leaves room for only some of them: half of what is
+      // left once 64 are set aside.
+      DescriptorLimit limit(264);
       ASSERT_TRUE(limit.ok());
-      ASSERT_EQ(100u, HeldFileBudget());
+      ASSERT_EQ(100u, HeldFileBudget(DescriptorsReservedFor(0)));
+      ASSERT_EQ(0u, HeldFileBudget(264));
       ContainerListing l = List(threads);
       size_t held = 0;
       check(&l, 100, &held);

@@ -393,7 +393,9 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
       std::max(1u, std::thread::hardware_concurrency())));
   ContainerListing listing;
   Status s = ListDataDirs(opts.data_dirs, block_sizes, result->encrypted, stat_threads, &listing,
-                          &result->prepared->data_dir_names);
+                          &result->prepared->data_dir_names,
+                          DescriptorsReservedFor(static_cast<size_t>(opts.threads_per_dir) *
+                                                 opts.data_dirs.size()));
   // Not needed again, and a large server's names are megabytes.
   std::vector<std::optional<std::vector<std::string>>>().swap(result->prepared->data_dir_names);
   result->fs_block_sizes = std::move(listing.fs_block_sizes);

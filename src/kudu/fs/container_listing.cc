@@ -254,11 +254,12 @@ constexpr size_t kBuildChunk = 64;
 Status BuildContainers(const std::vector<ListedContainer>& listed,
                        const std::vector<std::string>& data_dirs, const std::vector<int>& dir_fds,
                        bool encrypted, const std::vector<uint64_t>& fs_block_sizes, int threads,
-                       std::vector<ContainerInfo>* containers, std::vector<int>* held) {
+                       size_t held_budget, std::vector<ContainerInfo>* containers,
+                       std::vector<int>* held) {
   const size_t n = listed.size();
   containers->resize(n);
   held->assign(n, -1);
-  std::atomic<int64_t> budget{static_cast<int64_t>(std::min<size_t>(HeldFileBudget(), n))};
+  std::atomic<int64_t> budget{static_cast<int64_t>(std::min<size_t>(held_budget, n))};
   if (budget.load() > 0 && !dir_fds.empty()) ReserveDescriptors(dir_fds[0], budget.load());
   auto build = [&](size_t i) {
     return BuildContainer(listed[i], data_dirs, dir_fds, encrypted, fs_block_sizes,
@@ -327,19 +328,19 @@ void HeldFiles::CloseAll() {
   fds_.clear();
 }
 
-size_t HeldFileBudget() {
+size_t HeldFileBudget(size_t reserved) {
   struct rlimit limit;
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
   if (limit.rlim_cur == RLIM_INFINITY) return size_t{1} << 20;
-  // Half: the replay threads, the read-ahead, the key probe and whatever
-  // else the process does meanwhile keep the other half.
-  return static_cast<size_t>(limit.rlim_cur / 2);
+  const uint64_t soft = static_cast<uint64_t>(limit.rlim_cur);
+  return soft <= reserved ? 0 : static_cast<size_t>((soft - reserved) / 2);
 }
 
 Status ListDataDirs(const std::vector<std::string>& roots,
                     const std::vector<uint64_t>& fs_block_sizes, bool encrypted, int stat_threads,
                     ContainerListing* out,
-                    const std::vector<std::optional<std::vector<std::string>>>* names) {
+                    const std::vector<std::optional<std::vector<std::string>>>* names,
+                    size_t reserved_descriptors) {
   // The names of the dirs read here, kept until every container is built.
   const size_t dirs = roots.size();
   std::vector<std::vector<std::string>> read_names(dirs);
@@ -375,7 +376,8 @@ Status ListDataDirs(const std::vector<std::string>& roots,
   std::vector<ContainerInfo> listed_containers;
   std::vector<int> held;
   Status s = BuildContainers(listed, data_dirs, out->data_dirs.fds(), encrypted,
-                             out->fs_block_sizes, stat_threads, &listed_containers, &held);
+                             out->fs_block_sizes, stat_threads,
+                             HeldFileBudget(reserved_descriptors), &listed_containers, &held);
   // Held from here on, closed with the listing (or now, on failure).
   out->metadata_files.Reset(std::move(held));
   RETURN_NOT_OK(s);

@@ -90,10 +90,15 @@ struct ContainerListing {
   HeldFiles metadata_files;
 };
 
-// How many files a listing holds open at most: a share of the process's
-// limit on open descriptors, the rest left to everything else the open and
-// the server do meanwhile.
-size_t HeldFileBudget();
+// How many files a listing holds open at most: half of what the process's
+// limit on open descriptors leaves once `reserved` are set aside for what
+// else the open keeps open meanwhile (each replay thread's files, the
+// read-ahead's, the dirs and locks); the other half is the server's.
+size_t HeldFileBudget(size_t reserved);
+// What an open with `replay_threads` replay threads sets aside: per
+// thread, its metadata file, an encrypted container's data file (for its
+// header) and a file being read ahead, and a margin for the rest.
+inline size_t DescriptorsReservedFor(size_t replay_threads) { return 64 + 3 * replay_threads; }
 
 // The checks before anything is read, locked or listed. Every failure here
 // is about how the tool was called (a wrong path), not the on-disk state.
@@ -105,11 +110,12 @@ Status CheckDataDir(const std::string& root);
 // `stat_threads`: how many threads stat the listed files (1: this one).
 // `names`, when given, has per root the names its data/ holds, as the open
 // read them just before (PreparedDataDirs::data_dir_names); a root without
-// them is read here.
+// them is read here. `reserved_descriptors`: what HeldFileBudget sets aside.
 Status ListDataDirs(const std::vector<std::string>& roots,
                     const std::vector<uint64_t>& fs_block_sizes, bool encrypted, int stat_threads,
                     ContainerListing* out,
-                    const std::vector<std::optional<std::vector<std::string>>>* names = nullptr);
+                    const std::vector<std::optional<std::vector<std::string>>>* names = nullptr,
+                    size_t reserved_descriptors = DescriptorsReservedFor(0));
 
 // Whether a container's id is one Kudu makes (32 lowercase hex); any other
 // stem is a container all the same, with a non-fatal note in the report.
