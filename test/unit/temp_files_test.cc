@@ -88,6 +88,10 @@ TEST_F(TempFilesWalkTest, FindsRegularFilesAtAnyDepthAndNothingElse) {
   const std::string instance = Put("block_manager_instance.kudutmp");
   const std::string looks_like_data = Put("c.kudutmp.data");
   const std::string deep = Put("rdb/sub/x.kudutmp.q");
+  // Names that start with dots are entries like any other ("." and ".."
+  // alone are not).
+  const std::string dotted = Put(".h.kudutmp.Qw12Er");
+  const std::string dotdotted = Put("..h.kudutmp.Qw12Er");
   // A directory with the infix is unexpected, and still entered.
   const std::string tmpdir = env::JoinPath(data_, "d.kudutmp");
   const std::string inside = Put("d.kudutmp/" + std::string(32, 'c') + ".metadata.kudutmp.aaaaaa");
@@ -107,7 +111,8 @@ TEST_F(TempFilesWalkTest, FindsRegularFilesAtAnyDepthAndNothingElse) {
   TemporaryFiles t;
   ASSERT_OK(FindTemporaryFiles(data_, &t));
   std::set<std::string> found(t.found.begin(), t.found.end());
-  EXPECT_EQ((std::set<std::string>{rewrite, orphan, instance, looks_like_data, deep, inside}),
+  EXPECT_EQ((std::set<std::string>{rewrite, orphan, instance, looks_like_data, deep, inside, dotted,
+                                   dotdotted}),
             found);
   std::set<std::string> unexpected(t.unexpected.begin(), t.unexpected.end());
   EXPECT_EQ((std::set<std::string>{tmpdir, link, dangling, fifo}), unexpected);
@@ -116,7 +121,8 @@ TEST_F(TempFilesWalkTest, FindsRegularFilesAtAnyDepthAndNothingElse) {
 
   ASSERT_OK(DeleteTemporaryFiles(&t));
   std::set<std::string> deleted(t.deleted.begin(), t.deleted.end());
-  EXPECT_EQ((std::set<std::string>{rewrite, instance, looks_like_data, deep, inside}), deleted);
+  EXPECT_EQ((std::set<std::string>{rewrite, instance, looks_like_data, deep, inside, dotted, dotdotted}),
+            deleted);
   for (const std::string& p : deleted) EXPECT_FALSE(env::FileExists(p)) << p;
   EXPECT_TRUE(env::FileExists(orphan));
   EXPECT_TRUE(env::FileExists(meta));
