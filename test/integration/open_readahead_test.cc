@@ -34,6 +34,9 @@
 //     result (absorbed: a read-ahead read that fails is dropped, an
 //     accelerated strategy falls back) or fails with an I/O error naming the
 //     metadata file, and the next open is the reference again.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <glog/logging.h>
 #include <gtest/gtest.h>
 
@@ -45,6 +48,7 @@
 
 #include "kudu/fs/block_manager_open.h"
 #include "kudu/fs/block_workload.h"
+#include "kudu/fs/container_listing.h"
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/metadata_readahead.h"
 #include "kudu/util/env.h"
@@ -335,6 +339,44 @@ TEST(DirReadaheadTest, MissingAndShrunkFiles) {
   EXPECT_EQ(4u, stats.readahead_files.load());  // 1, 3, 4, 5 (0 is the first wave)
   EXPECT_EQ(queue[1].bytes + queue[3].bytes + queue[4].bytes + queue[5].bytes,
             stats.readahead_bytes.load());
+}
+
+// Files the listing holds open are advised through their descriptors, not
+// opened by name again: a held file whose name is gone is still read ahead
+// (by name it would fail), and its descriptor is back in its slot
+// afterwards. A slot without a descriptor falls back to the name.
+TEST(DirReadaheadTest, AdvisesTheListingsHeldDescriptorsWithoutOpeningByName) {
+  test::TempDir tmp;
+  std::vector<fs::DirReadahead::Entry> queue;
+  std::vector<std::string> contents;
+  ASSERT_NO_FATAL_FAILURE(WriteFiles(tmp, 8, &queue, &contents));
+  std::vector<int> fds;
+  for (size_t i = 0; i < queue.size(); i++) {
+    fds.push_back(::open(queue[i].path.c_str(), O_RDONLY | O_CLOEXEC));
+    ASSERT_GE(fds.back(), 0);
+  }
+  const std::vector<int> issued = fds;
+  fds[3] = -1;  // not held: advised by name
+  ::close(issued[3]);
+  fds[5] = -1;  // not held, and gone: the replay's to report
+  ::close(issued[5]);
+  HeldFiles held;
+  held.Reset(fds);
+  for (size_t i = 0; i < queue.size(); i++) {
+    queue[i].held = held.slot(i);
+    if (i != 3) ASSERT_EQ(0, ::unlink(queue[i].path.c_str())) << queue[i].path;
+  }
+  ReplayStats stats;
+  fs::ReadaheadOptions ro;
+  ro.mode = ReadaheadMode::kFadvise;
+  ro.containers_per_thread = 8;
+  fs::DirReadahead ra(ro, queue, 1, nullptr, &stats);
+  for (size_t k = 0; k < queue.size(); k++) ra.Claim(k);
+  EXPECT_EQ(6u, stats.readahead_files.load());  // 1-7 but 5 (0 is the first wave)
+  EXPECT_EQ(1u, stats.readahead_failed.load());
+  for (size_t i = 0; i < queue.size(); i++) {
+    EXPECT_EQ(fds[i], *held.slot(i)) << i;
+  }
 }
 
 // A warm restart: while the whole-file reads of the open found their files

@@ -63,8 +63,15 @@ class HeldFiles {
   void Reset(std::vector<int> fds);
   // Container `i`'s slot: whoever takes the descriptor sets it to -1 and
   // closes it. Slots of different containers may be used by different
-  // threads at once.
+  // threads at once; one slot by two threads (a replay thread and the
+  // read-ahead) only through Take and PutBack.
   int* slot(size_t i) { return &fds_[i]; }
+  // Takes the descriptor in `*slot` (-1: none), leaving -1 there.
+  static int Take(int* slot) { return __atomic_exchange_n(slot, -1, __ATOMIC_ACQ_REL); }
+  // Puts a descriptor taken from `*slot` back. A replay thread that found
+  // the slot empty meanwhile has opened the file by name: the descriptor
+  // then stays in its slot until the object closes it.
+  static void PutBack(int* slot, int fd) { __atomic_store_n(slot, fd, __ATOMIC_RELEASE); }
   size_t size() const { return fds_.size(); }
   // Closes the slots from `n` on and drops them.
   void Truncate(size_t n);

@@ -24,6 +24,7 @@
 
 #include <google/protobuf/text_format.h>
 
+#include "kudu/fs/container_listing.h"
 #include "kudu/fs/container_replay_state.h"
 #include "kudu/fs/container_replayer.h"
 #include "kudu/fs/data_file_header.h"
@@ -56,9 +57,8 @@ std::unique_ptr<RandomAccessFile> OpenMetadata(ContainerInfo* c, int data_dir_fd
                                                const ServerKey* key) {
   std::unique_ptr<RandomAccessFile> file;
   Status s;
-  if (held != nullptr && *held >= 0) {
-    const int fd = *held;
-    *held = -1;
+  const int fd = held != nullptr ? HeldFiles::Take(held) : -1;
+  if (fd >= 0) {
     s = RandomAccessFile::FromOpenFd(fd, c->metadata_path, c->metadata_size, key, &file);
   } else {
     s = RandomAccessFile::OpenAt(data_dir_fd, c->metadata_path, key, &file);

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <memory>
 
+#include "kudu/fs/container_listing.h"
 #include "kudu/fs/replay_policy.h"
 #include "kudu/util/file.h"
 
@@ -132,8 +133,14 @@ void DirReadahead::FadviseUpTo(size_t k) {
   for (size_t i = from; i < to; i++) {
     const Entry& e = queue_[i];
     if (e.bytes == 0) continue;
-    // A file that cannot be opened is left to the replay, which reports it.
-    if (!RandomAccessFile::PrefetchPath(e.path, e.bytes).ok()) {
+    // Taken, so that the replay thread that claims the file meanwhile does
+    // not close the descriptor under the advice (it opens by name instead).
+    const int fd = e.held != nullptr ? HeldFiles::Take(e.held) : -1;
+    if (fd >= 0) {
+      RandomAccessFile::PrefetchFd(fd, e.bytes);
+      HeldFiles::PutBack(e.held, fd);
+    } else if (!RandomAccessFile::PrefetchPath(e.path, e.bytes).ok()) {
+      // A file that cannot be opened is left to the replay, which reports it.
       Count(stats_, &ReplayStats::readahead_failed, 1);
       continue;
     }

@@ -89,6 +89,10 @@ class DirReadahead {
   struct Entry {
     std::string path;
     uint64_t bytes = 0;  // bytes [0, bytes) to read ahead; 0: nothing
+    // The file's slot in the listing's HeldFiles, or null: a descriptor
+    // found there is advised (taken for the advice, then put back) instead
+    // of opening the file by name again.
+    int* held = nullptr;
   };
 
   // `queue`: the dir's metadata files in the order the replay threads claim

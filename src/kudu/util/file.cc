@@ -234,10 +234,12 @@ Status RandomAccessFile::PrefetchPath(const std::string& path, uint64_t len) {
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return Status::FromErrno(path, errno);
-  AdviseWillNeed(fd, 0, len);
+  PrefetchFd(fd, len);
   ::close(fd);
   return Status::OK();
 }
+
+void RandomAccessFile::PrefetchFd(int fd, uint64_t len) { AdviseWillNeed(fd, 0, len); }
 
 int64_t RandomAccessFile::CachedBytesQuick() const {
 #ifdef __NR_cachestat

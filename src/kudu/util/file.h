@@ -109,6 +109,9 @@ class RandomAccessFile {
   // caller knows how much of the file it wants, and advice past the end of
   // a file, or on a file that is not regular, reads nothing).
   static Status PrefetchPath(const std::string& path, uint64_t len);
+  // The same for the first `len` bytes of a file already open as `fd`,
+  // which stays open and is not read from.
+  static void PrefetchFd(int fd, uint64_t len);
   static constexpr uint64_t kPrefetchChunkBytes = 128 << 10;  // the kernel's default window
   // The first raw offset at or after `offset` that may hold data
   // (lseek SEEK_DATA): [offset, result) is a hole, which reads as zeros
