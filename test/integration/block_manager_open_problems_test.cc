@@ -114,7 +114,12 @@ TEST_P(ProblemsTest, NonFatalProblemsAreReportedAndTheOpenSucceeds) {
   // c08 (second dir): metadata without data, and no live block: incomplete.
   // Its replay is naive (§4.1): a DELETE of an id never created is no
   // malformed record there.
-  std::vector<BlockRecordPB> r08 = {Create(40, 0), MakeDelete(40), MakeDelete(77)};
+  // A malformed CREATE adds its id there too, and the DELETE after it
+  // removes it: still no id left.
+  BlockRecordPB no_length = Create(41, 1);
+  no_length.clear_length();
+  std::vector<BlockRecordPB> r08 = {Create(40, 0), MakeDelete(40), MakeDelete(77), no_length,
+                                    MakeDelete(41)};
   ASSERT_OK(test::WriteHandContainer(d1, test::ContainerIdFor(8), -1, &r08, k_, &c08));
   // c09: clean; plus files the open must ignore.
   std::vector<BlockRecordPB> r09 = {Create(50, 0), Create(51, 1), Create(52, 2, 0)};
@@ -388,6 +393,42 @@ TEST_P(ProblemsTest, FatalProblemsFailTheOpenButEveryContainerIsReported) {
          *offset = kNoOffset;  // a missing file: no byte to point at
          *word = "is missing, but the metadata has 1 live blocks";
          *live = 1;
+       }},
+      {"metadata without data whose only block is malformed",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         // Naively (§4.1) a CREATE adds its id whatever its offset says: the
+         // id is left, the data file is missing.
+         BlockRecordPB bad = Create(1, 0);
+         bad.set_offset(-5);
+         std::vector<BlockRecordPB> rs = {bad};
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), -1, &rs, k_, c));
+         *offset = kNoOffset;
+         *word = "is missing, but the metadata has 1 live blocks";
+         *live = 1;
+       }},
+      {"metadata without data ending in a partial trailing record",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         // No id is left before the torn record, yet only a clean end makes
+         // an incomplete container (§4.1).
+         std::vector<BlockRecordPB> rs = {Create(1, 0), MakeDelete(1), Create(2, 1)};
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), -1, &rs, k_, c));
+         ASSERT_OK(test::TruncateFileTo(c->metadata_path, c->end_offset - 5));
+         *offset = kNoOffset;
+         *word = "ends in a partial trailing record at offset " +
+                 std::to_string(c->record_offsets[2]);
+         *live = 0;
+       }},
+      {"metadata without data ending in a zero-filled tail",
+       [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,
+           uint64_t* live) {
+         std::vector<BlockRecordPB> rs = {Create(1, 0), MakeDelete(1)};
+         ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), -1, &rs, k_, c));
+         ASSERT_OK(test::AppendZeros(c->metadata_path, 30));
+         *offset = kNoOffset;
+         *word = "ends in a partial trailing record at offset " + std::to_string(c->end_offset);
+         *live = 0;
        }},
       {"data without metadata",
        [&](const std::string& root, HandContainer* c, uint64_t* offset, std::string* word,

@@ -22,6 +22,7 @@
 #include <string>
 #include <utility>
 
+#include <absl/container/flat_hash_set.h>
 #include <google/protobuf/text_format.h>
 
 #include "kudu/fs/container_listing.h"
@@ -29,8 +30,10 @@
 #include "kudu/fs/container_replayer.h"
 #include "kudu/fs/data_file_header.h"
 #include "kudu/fs/fs.pb.h"
+#include "kudu/fs/record_replay_loop.h"
 #include "kudu/util/env.h"
 #include "kudu/util/pb_container_format.h"
+#include "kudu/util/pb_container_reader.h"
 
 namespace kudu {
 namespace fs {
@@ -131,6 +134,70 @@ void FillMalformedTexts(RandomAccessFile* file, ReplayStats* stats,
   }
 }
 
+// Kudu's naive replay of a metadata file whose data file is missing (§4.1):
+// CREATE adds its id, DELETE removes it, and nothing else is checked (no
+// bounds, no duplicates, no unknown operations).
+class NaiveIdSet : public BlockRecordSink {
+ public:
+  void OnRecord(const BlockRecord& record, uint64_t /*offset*/) override {
+    if (record.op_type == CREATE) {
+      ids_.insert(record.block_id);
+    } else if (record.op_type == DELETE) {
+      ids_.erase(record.block_id);
+    }
+  }
+  size_t size() const { return ids_.size(); }
+
+ private:
+  absl::flat_hash_set<uint64_t> ids_;
+};
+
+// §4.1 for a metadata file without its data file: an incomplete container
+// (a crash before any block was written) only when the naive replay ends
+// cleanly with no id left. A partial trailing record or ids left are fatal
+// (the blocks' bytes are gone; Kudu's open ends in the data file's
+// NotFound), as is damage. Rare, so read by the reference reader with no
+// budget, and nothing of it is merged.
+void ReplayWithoutData(ContainerInfo* c, RandomAccessFile* file,
+                       const ClassificationRules& rules, ReplayStats* stats) {
+  NaiveIdSet ids;
+  FileRecordSource source(file);
+  BlockRecordPB scratch;
+  ContainerReplayResult r;
+  r.outcome = ReplayRecordsFrom(&source, &scratch, &ids);
+  RecordOutcome(r, c);
+  if (stats != nullptr) {
+    stats->Add(stats->containers_by_strategy[static_cast<int>(ReplayStrategyKind::kStreaming)], 1);
+    stats->Add(stats->records, r.outcome.records);
+    stats->Add(stats->metadata_read_syscalls, file->stats().read_syscalls);
+    stats->Add(stats->metadata_bytes_read, file->stats().bytes_read);
+  }
+  const std::string missing = c->metadata_path + ": data file " + c->data_path + " is missing";
+  if (r.outcome.kind == ReplayOutcome::Kind::kPartialRecord) {
+    c->AddProblem(ContainerProblem::Kind::kMissingData, c->metadata_path, r.outcome.offset,
+                  Status::Corruption(missing + ", and the metadata file ends in a partial "
+                                     "trailing record at offset " +
+                                     std::to_string(r.outcome.offset)));
+  }
+  ContainerFacts facts = FactsOf(*c);
+  facts.replayed = true;
+  facts.replay_fatal = c->fatal();
+  facts.live_blocks = ids.size();
+  const Classification cls = ClassifyContainer(facts, rules);
+  if (cls.cls == ContainerClass::kIncomplete) {
+    c->incomplete = true;
+    c->incomplete_reason = IncompleteReasonText(cls.incomplete_reason);
+    c->outcome = ReplayOutcome();  // its tail does not matter: repair deletes it
+    return;
+  }
+  c->live_blocks = ids.size();
+  if (!c->fatal()) {
+    c->AddProblem(ContainerProblem::Kind::kMissingData, c->metadata_path, 0,
+                  Status::Corruption(missing + ", but the metadata has " +
+                                     std::to_string(ids.size()) + " live blocks"));
+  }
+}
+
 // The encryption header's share of live_bytes / live_bytes_aligned (§4.3).
 uint64_t HeaderLiveBytes(const ContainerInfo& c) { return HeaderSize(c); }
 uint64_t HeaderLiveBytesAligned(const ContainerInfo& c, const ContainerReplayState& state) {
@@ -164,7 +231,7 @@ bool ApplyClass(const ContainerReplayState& state, const ClassificationRules& ru
   // full containers have: most containers of a server are not full, and
   // asking for it would be one more system call for each of them. Whether
   // a container is full does not depend on it.
-  if ((cls.data_full || cls.metadata_full) && c->has_data) {
+  if (cls.data_full || cls.metadata_full) {
     // Without it the extra-space rule sees none; the open goes on.
     if (env::GetFileAllocatedSize(c->data_path, &c->data_allocated_bytes).ok()) {
       facts.data_allocated_bytes = c->data_allocated_bytes;
@@ -249,28 +316,20 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, int* hel
   std::unique_ptr<RandomAccessFile> file = OpenMetadata(c, data_dir_fd, held_metadata, key);
   if (file == nullptr) return {};
   if (!CheckDataFileHeader(c, data_dir_fd)) return {};
-  // Without a data file, bounds against its size mean nothing: replay the
-  // records as they are to learn whether they leave live blocks (an error:
-  // the blocks' bytes are gone) or not (an incomplete container).
-  ContainerReplayState state(c->has_data ? c->data_size : UINT64_MAX, HeaderSize(*c),
-                             c->fs_block_size);
+  if (!c->has_data) {
+    ReplayWithoutData(c, file.get(), rules, replayer->stats());
+    return {};
+  }
+  ContainerReplayState state(c->data_size, HeaderSize(*c), c->fs_block_size);
   // Sized once for the most CREATE records the file can hold, so that the
   // live map does not rehash as it fills.
   state.Reserve(EstimatedCreateRecords(MetadataPayloadBytes(*c)));
   RecordOutcome(replayer->Replay(file.get(), &state), c);
-  // Without a data file the replay is Kudu's naive one (§4.1): only
-  // whether ids are left counts, no record is malformed.
-  if (c->has_data) c->malformed = state.malformed();
+  c->malformed = state.malformed();
   if (!c->malformed.empty()) FillMalformedTexts(file.get(), replayer->stats(), &c->malformed);
   file.reset();  // closed before the merge: a descriptor fewer while the next one opens
   c->kept_dead_blocks = state.DeadBlocksCompactionKeeps();
   if (!ApplyClass(state, rules, c)) return {};
-  if (!c->has_data && !c->fatal()) {
-    c->AddProblem(ContainerProblem::Kind::kMissingData, c->metadata_path, 0,
-                  Status::Corruption(c->metadata_path + ": data file " + c->data_path +
-                                     " is missing, but the metadata has " +
-                                     std::to_string(state.live_count()) + " live blocks"));
-  }
   KeepCounts(state, c);
   // Blocks of a failed container are merged too: the map is not published
   // then, but a duplicate id is still worth reporting.
