@@ -177,6 +177,48 @@ TEST_P(RepairStepsTest, FailedStepStopsEverythingAfterIt) {
   EXPECT_EQ(p1.record_offsets[1], test::FileSizeOrDie(p1.metadata_path));
 }
 
+// A dead container whose metadata ends in a partial trailing record: the
+// repair cuts the record off before it deletes the data file, so a repair
+// stopped between the two unlinks (here: the metadata's fails) leaves a
+// metadata file that reads to a clean end, an incomplete container (§4.1),
+// not one whose naive replay ends in a torn record (fatal).
+TEST_P(RepairStepsTest, DeadContainerWithATornTailNeverLeavesAFatalHalf) {
+  const std::vector<std::string> roots = {tmp_.Join("d0")};
+  HandContainer dead = Write(roots[0], 1, {Create(1, 0), Create(2, 1), Create(3, 2),
+                                           Create(4, 3), MakeDelete(1), MakeDelete(2),
+                                           MakeDelete(3), MakeDelete(4), Create(5, 4)});
+  ASSERT_OK(test::TruncateFileTo(dead.metadata_path, dead.end_offset - 3));
+  const HandContainer live = Write(roots[0], 2, {Create(10, 0), Create(11, 1)});
+  OpenResult before;
+  ASSERT_OK(fs::OpenBlockManager(Options(roots, false), &before));
+  const ContainerInfo* c = Find(before, dead.path);
+  ASSERT_NE(nullptr, c);
+  ASSERT_TRUE(c->dead);
+  ASSERT_TRUE(c->partial_record());
+
+  IoFaultInjector::Arm(IoOp::kDelete, 1, IoFault::kEIO, dead.metadata_path);
+  OpenResult r;
+  fs::OpenBlockManager(Options(roots, true), &r);
+  const bool fired = IoFaultInjector::Fired();
+  IoFaultInjector::Disarm();
+  ASSERT_TRUE(fired);
+  ASSERT_EQ(1u, r.repairs.errors.size());
+  EXPECT_FALSE(env::FileExists(dead.data_path));
+  EXPECT_EQ(dead.record_offsets[8], test::FileSizeOrDie(dead.metadata_path));
+
+  OpenResult after;
+  ASSERT_OK(fs::OpenBlockManager(Options(roots, false), &after));
+  c = Find(after, dead.path);
+  ASSERT_NE(nullptr, c);
+  EXPECT_TRUE(c->incomplete);
+  EXPECT_EQ(test::LiveSetOf(before), test::LiveSetOf(after));
+  OpenResult again;
+  ASSERT_OK(fs::OpenBlockManager(Options(roots, true), &again));
+  EXPECT_TRUE(again.repairs.errors.empty()) << again.repairs.status.ToString();
+  EXPECT_FALSE(env::FileExists(dead.metadata_path));
+  EXPECT_TRUE(env::FileExists(live.metadata_path));
+}
+
 // Preallocated space and an unpunched dead block in server-written full
 // containers: the data file is cut at the next block offset and the dead
 // block's space is punched again; the live set does not change.

@@ -233,8 +233,11 @@ Status Repairer::RepairDir(const std::vector<size_t>& members) {
 // Data first, then a dir fsync, then metadata: the metadata's unlink must
 // not reach the disk before the data's, or block bytes would be left
 // without metadata (fatal); metadata without data and without live blocks
-// is an incomplete container.
+// is an incomplete container. Only if it reads to a clean end, though
+// (§4.1): a partial trailing record is cut off first, so that a crash
+// between the two unlinks leaves an incomplete container, not a fatal one.
 Status Repairer::DeleteDead(const ContainerInfo& c) {
+  if (c.has_metadata && c.partial_record()) RETURN_NOT_OK(TruncatePartialRecord(c));
   if (c.has_data) {
     Status s = DeleteIfPresent(c.data_path);
     if (!s.ok()) return Fail(c.data_path, kDeadContainersStep, s);
