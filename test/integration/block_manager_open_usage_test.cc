@@ -63,7 +63,6 @@ TEST(BlockManagerOpenUsageTest, BadDirsAndKeysAreUsageErrorsNamingThePath) {
   const std::vector<Case> cases = {
       {{tmp.Join("missing")}, nullptr, tmp.Join("missing") + " does not exist"},
       {{plain, tmp.Join("nodata")}, nullptr, tmp.Join("nodata") + " has no data/"},
-      {{enc}, nullptr, "file is encrypted but no server key was given"},
       {{enc}, &other, "wrong server key?"},
       {{plain}, &key, "not encrypted, but a server key was given"},
   };
@@ -84,10 +83,38 @@ TEST(BlockManagerOpenUsageTest, BadDirsAndKeysAreUsageErrorsNamingThePath) {
   EXPECT_EQ(2u, r.block_map->size());
 }
 
-// When the probe before the replay cannot read (here: its one read fails),
-// the replay meets the key problem in every container; the open still says
-// it once, as the same usage error, from the files' headers.
-TEST(BlockManagerOpenUsageTest, KeyMisuseIsSaidOnceWhenTheProbeCannotRead) {
+// Without a key, an encrypted dir is not a usage error (§5: a dir is
+// encrypted when it has a key): every metadata file starts with an
+// encryption header where the PB container magic should be, which is damage
+// like any bad magic (§2): fatal, each container reported, the message
+// saying why the magic is bad.
+TEST(BlockManagerOpenUsageTest, EncryptedDirWithoutAKeyIsDamageNotUsage) {
+  TempDir tmp;
+  ServerKey key = test::TestServerKey(16);
+  const std::string enc = tmp.Join("enc");
+  for (uint64_t i = 1; i <= 3; i++) {
+    std::vector<BlockRecordPB> re = {MakeCreate(i, 4096, 10)};
+    HandContainer c;
+    ASSERT_OK(test::WriteHandContainer(enc, test::ContainerIdFor(i), 8192, &re, &key, &c));
+  }
+  for (StrategyChoice choice : test::kAllStrategyChoices) {
+    OpenResult r;
+    Status s = fs::OpenBlockManager(test::OpenOptions({enc}, nullptr, choice), &r);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(OpenResult::Failure::kInconsistent, r.failure);
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(std::string::npos, s.ToString().find("offset 0: bad PB container magic"))
+        << s.ToString();
+    EXPECT_NE(std::string::npos, s.ToString().find("no server key was given")) << s.ToString();
+    json j = fs::FsReportJson(r);
+    EXPECT_EQ(3u, j["corrupt_containers"].get<uint64_t>());
+    EXPECT_EQ(3u, j["entries"]["corruption"].size());
+  }
+}
+
+// The wrong-key check reads as little as it needs and is not fooled by a
+// read that fails: with one metadata read failing, the other files decide.
+TEST(BlockManagerOpenUsageTest, WrongKeyIsFoundWhenOneReadFails) {
   TempDir tmp;
   ServerKey key = test::TestServerKey(16), other = test::TestServerKey(24);
   const std::string enc = tmp.Join("enc"), plain = tmp.Join("plain");
@@ -104,8 +131,8 @@ TEST(BlockManagerOpenUsageTest, KeyMisuseIsSaidOnceWhenTheProbeCannotRead) {
     std::string expect;
   };
   const std::vector<Case> cases = {
-      {enc, &other, "wrong server key?"},
-      {plain, &key, "not encrypted, but a server key was given"},
+      {enc, &other, "none of the 2 metadata files tried reads with the key: wrong server key?"},
+      {plain, &key, "(in all 2 metadata files tried): the data dirs are not encrypted"},
   };
   for (const Case& tc : cases) {
     SCOPED_TRACE(tc.expect);
@@ -118,9 +145,12 @@ TEST(BlockManagerOpenUsageTest, KeyMisuseIsSaidOnceWhenTheProbeCannotRead) {
     ASSERT_FALSE(s.ok());
     EXPECT_EQ(OpenResult::Failure::kUsage, r.failure);
     EXPECT_NE(std::string::npos, s.ToString().find(tc.expect)) << s.ToString();
-    EXPECT_NE(std::string::npos, s.ToString().find("in all 3 containers")) << s.ToString();
     EXPECT_EQ(nullptr, r.block_map);
+    EXPECT_TRUE(r.containers.empty());  // before the listing: no report exists
   }
+  // The right key: one read, whichever file.
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(test::OpenOptions({enc}, &key), &r));
 }
 
 TEST(BlockManagerOpenUsageTest, EmptyDirOpensWithZeroContainers) {

@@ -277,6 +277,41 @@ TEST_F(InstanceLockTest, AHeldLockStopsARepairAndIsReportedByACheck) {
   EXPECT_EQ(before, Snapshot(roots));
 }
 
+// §1, the order of an open: the wrong-key check is step 2, before the locks
+// (3) and the temporary files (4). A wrong key therefore changes nothing,
+// even in a read-write open (the temporary file stays), and is the only
+// line on standard error whatever lock is held, read-only or read-write.
+TEST_F(InstanceLockTest, AWrongKeyStopsTheOpenBeforeLocksAndTemporaryFiles) {
+  const std::vector<std::string> roots =
+      Generate({"--encrypt", "--server_key_hex=00112233445566778899aabbccddeeff"});
+  const std::string leftover = env::JoinPath(roots[0], "data/x.kudutmp.abcdef");
+  ASSERT_OK(test::WriteStringToFile(leftover, "x"));
+  const std::vector<std::string> wrong = {"--server_key_hex=ffeeddccbbaa99887766554433221100"};
+  const auto before = Snapshot(roots);
+  auto expect_key_error_only = [&](const RunResult& r) {
+    EXPECT_EQ(2, r.exit_status) << Describe(r);
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    const std::vector<std::string> lines = test::NonEmptyLines(r.err);
+    ASSERT_EQ(1u, lines.size()) << r.err;
+    EXPECT_TRUE(Contains(lines[0], "wrong server key?")) << lines[0];
+    EXPECT_EQ(before, Snapshot(roots));
+  };
+  std::vector<std::string> repair = wrong;
+  repair.push_back("--repair");
+  expect_key_error_only(Check(roots, repair));
+  EXPECT_TRUE(env::FileExists(leftover));
+  {
+    LockHolder holder(fs::DirInstanceFilePath(roots[1]), LockHolder::kFcntl);
+    expect_key_error_only(Check(roots, wrong));   // no "Proceeding without lock" first
+    expect_key_error_only(Check(roots, repair));  // the key's error, not the lock's
+  }
+  // The right key (from the instance files) opens, and a repair then
+  // deletes the temporary file.
+  RunResult ok = Check(roots, {"--repair"});
+  EXPECT_EQ(0, ok.exit_status) << Describe(ok);
+  EXPECT_FALSE(env::FileExists(leftover));
+}
+
 TEST_F(InstanceLockTest, AnFlockHolderDoesNotStopARepair) {
   const std::vector<std::string> roots = Generate();
   LockHolder holder(fs::DirInstanceFilePath(roots[0]), LockHolder::kFlock);

@@ -378,6 +378,41 @@ TEST_P(RepairStepsTest, CompactionOfAFileThatChangedSinceTheOpenFails) {
   EXPECT_TRUE(bytes == after) << "the metadata file was changed";
 }
 
+// The same with a change that keeps every count the open took (live
+// blocks, next block offset, highest id): a block deleted and another one,
+// of a lower id and inside the space already used, created. Only the live
+// set tells: §7.1 compares it, and the file is left alone.
+TEST_P(RepairStepsTest, CompactionComparesTheLiveSetNotOnlyItsCounts) {
+  const std::string root = tmp_.Join("d");
+  std::vector<BlockRecordPB> rs = {Create(10, 0), Create(20, 1), Create(30, 2), Create(40, 3),
+                                   Create(50, 4), MakeDelete(10), MakeDelete(20),
+                                   MakeDelete(30)};
+  const HandContainer c = Write(root, 1, rs);
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, false, 5), &r));
+  ASSERT_EQ(1u, r.containers.size());
+  ASSERT_TRUE(r.containers[0].low_live);
+  ASSERT_NE(nullptr, r.block_map);
+  rs.push_back(MakeDelete(40));
+  rs.push_back(Create(15, 0));  // the space of block 10, deleted before
+  Write(root, 1, rs);
+  std::string bytes;
+  ASSERT_OK(test::ReadFileToString(c.metadata_path, &bytes));
+
+  fs::RepairInput in;
+  in.server_key = k_;
+  in.containers = &r.containers;
+  in.block_map = r.block_map.get();
+  fs::RepairSummary sum;
+  EXPECT_FALSE(fs::RepairContainers(in, &sum).ok());
+  ASSERT_EQ(1u, sum.errors.size());
+  EXPECT_STREQ(fs::kCompactionStep, sum.errors[0].step);
+  EXPECT_EQ(0u, sum.low_live_metadata_rewritten);
+  std::string after;
+  ASSERT_OK(test::ReadFileToString(c.metadata_path, &after));
+  EXPECT_TRUE(bytes == after) << "the metadata file was changed";
+}
+
 // A record whose length runs past the end with a valid record after it is
 // damage, never a torn write: whatever the open calls it, the repair never
 // cuts the valid records after it.

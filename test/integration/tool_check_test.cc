@@ -252,10 +252,26 @@ TEST_F(ToolCheckTest, EncryptedDirsWithTheKeyInEitherForm) {
   // generate stored the key in the instance files (§1), where an open
   // without --server_key_hex finds it: without them no key is anywhere.
   for (const std::string& r : roots) ASSERT_OK(env::DeleteFile(env::JoinPath(r, "instance")));
-  // Without the key, with the wrong key, a key of the wrong length, or not hex.
-  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + Join(roots)},
-                   "file is encrypted but no server key was given");
-  ExpectUsageError({"fs", "list", "--fs_data_dirs=" + Join(roots)}, ".metadata");
+  // Without the key the dirs are read as plain ones (§5: a dir is encrypted
+  // when it has a key): every metadata file has a bad magic, which is
+  // damage, reported container by container (exit 1), not a usage error.
+  RunResult nokey = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + Join(roots),
+                                   "--format=json"});
+  ASSERT_EQ(1, nokey.exit_status) << Describe(nokey);
+  json jn = json::parse(nokey.out);
+  EXPECT_FALSE(jn["ok"].get<bool>());
+  EXPECT_FALSE(jn["encrypted"].get<bool>());
+  EXPECT_EQ(20u, jn["corrupt_containers"].get<uint64_t>());
+  EXPECT_EQ(0u, jn["containers"].get<uint64_t>());
+  const std::vector<std::string> nokey_err = test::NonEmptyLines(nokey.err);
+  ASSERT_FALSE(nokey_err.empty());
+  EXPECT_EQ(0u, nokey_err.back().rfind("kudu: error:", 0)) << nokey_err.back();
+  EXPECT_NE(std::string::npos, nokey_err.back().find("no server key was given"))
+      << nokey_err.back();
+  RunResult nokey_list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + Join(roots)});
+  EXPECT_EQ(1, nokey_list.exit_status) << Describe(nokey_list);
+  EXPECT_EQ("", nokey_list.out);
+  // With the wrong key, a key of the wrong length, or not hex.
   ExpectUsageError({"fs", "check", "--fs_data_dirs=" + Join(roots),
                     std::string("--server_key_hex=") + kOtherKeyHex},
                    "wrong server key?");
@@ -537,6 +553,61 @@ TEST_F(ToolCheckTest, UnreadableMetadataFileIsFatalNamingIt) {
             errors[0].find(as_root ? md + ": not a regular file (a directory)" : "IO error"))
       << errors[0];
   if (::geteuid() != 0) ::chmod(md.c_str(), 0644);
+}
+
+// A data dir whose data/ cannot be listed (§4.4): a fatal entry with its
+// path and a null offset, the other dirs reported as usual, exit 1, and a
+// repair changes nothing anywhere. Root lists any directory whatever its
+// mode: as root the tool runs without the capabilities that allow it
+// (setpriv, util-linux).
+TEST_F(ToolCheckTest, UnlistableDataDirIsFatalAndReportedByItsPath) {
+  const std::vector<std::string> roots = {tmp_.Join("a"), tmp_.Join("b")};
+  Generate(roots, 4, 5);
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string leftover = env::JoinPath(roots[0], "data/x.kudutmp.abcdef");
+  ASSERT_OK(test::WriteStringToFile(leftover, "x"));
+  const std::string unlistable = env::JoinPath(roots[1], "data");
+  ASSERT_EQ(0, ::chmod(unlistable.c_str(), 0311));  // searchable, not readable
+  auto run = [&](std::vector<std::string> args) {
+    if (::geteuid() != 0) return RunKudu(tmp_, args);
+    args.insert(args.begin(), {"--bounding-set=-dac_override,-dac_read_search", "--",
+                               test::KuduBinary()});
+    return test::RunProgram(tmp_, "/usr/bin/setpriv", args);
+  };
+  if (::geteuid() == 0 && !env::FileExists("/usr/bin/setpriv")) {
+    ::chmod(unlistable.c_str(), 0755);
+    GTEST_SKIP() << "running as root without setpriv";
+  }
+  RunResult r = run({"fs", "check", "--fs_data_dirs=" + Join(roots), "--format=json"});
+  EXPECT_EQ(1, r.exit_status) << Describe(r);
+  json j = json::parse(r.out);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  const json& corruption = j["entries"]["corruption"];
+  ASSERT_EQ(1u, corruption.size()) << corruption;
+  EXPECT_EQ(unlistable, corruption[0]["path"]);
+  EXPECT_TRUE(corruption[0]["offset"].is_null());
+  EXPECT_NE(std::string::npos, corruption[0]["message"].get<std::string>().find(unlistable));
+  EXPECT_EQ(0u, j["corrupt_containers"].get<uint64_t>());
+  EXPECT_EQ(2u, j["containers"].get<uint64_t>());  // the other dir's, reported as usual
+  EXPECT_EQ(j["status"], corruption[0]["message"]);
+  std::vector<std::string> errors = ErrorLines(r.err);
+  ASSERT_EQ(1u, errors.size()) << r.err;
+  EXPECT_NE(std::string::npos, errors[0].find(unlistable)) << errors[0];
+
+  RunResult text = run({"fs", "check", "--fs_data_dirs=" + Join(roots)});
+  EXPECT_EQ(1, text.exit_status) << Describe(text);
+  EXPECT_NE(std::string::npos, text.out.find("Data dir " + unlistable + " not listed: "))
+      << text.out;
+  RunResult repair = run({"fs", "check", "--fs_data_dirs=" + Join(roots), "--repair"});
+  EXPECT_EQ(1, repair.exit_status) << Describe(repair);
+  ASSERT_EQ(0, ::chmod(unlistable.c_str(), 0755));
+  // The temporary file goes with the lock held, before any listing (§1);
+  // nothing the replay found was repaired.
+  EXPECT_FALSE(env::FileExists(leftover));
+  RunResult again = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + Join(roots),
+                                   "--format=json"});
+  EXPECT_EQ(0, again.exit_status) << Describe(again);
+  EXPECT_EQ(4u, json::parse(again.out)["containers"].get<uint64_t>());
 }
 
 // metadata_read_syscalls must agree with an outside strace of the same run

@@ -237,13 +237,25 @@ TEST_F(ContainerListingTest, SeveralDirsComeInDirOrder) {
       if (k % 300 != 0) EXPECT_LT(l.containers[k - 1].id, c.id) << k;
     }
   }
-  // Dirs 2 and 3 unreadable: dir 2 is the error.
+  // Dirs 2 and 3 unreadable: each is a problem of its own, in dir order
+  // (§4.4), and the other dirs are listed all the same.
   for (int d : {2, 3}) ASSERT_OK(env::RenameFile(env::JoinPath(roots[d], "data"), env::JoinPath(roots[d], "gone")));
   for (int threads : {1, 8}) {
+    SCOPED_TRACE(threads);
     ContainerListing l;
-    Status s = ListDataDirs(roots, {4096, 4096, 4096, 4096}, false, threads, &l, &names);
-    EXPECT_FALSE(s.ok());
-    EXPECT_TRUE(Contains(s.ToString(), env::JoinPath(roots[2], "data"))) << s.ToString();
+    ASSERT_OK(ListDataDirs(roots, {4096, 4096, 4096, 4096}, false, threads, &l, &names));
+    ASSERT_EQ(2u, l.unlisted_dirs.size());
+    for (int d : {2, 3}) {
+      const DataDirProblem& p = l.unlisted_dirs[d - 2];
+      EXPECT_EQ(env::JoinPath(roots[d], "data"), p.path);
+      EXPECT_TRUE(Contains(p.status.ToString(), p.path)) << p.status.ToString();
+    }
+    ASSERT_EQ(600u, l.containers.size());
+    EXPECT_EQ(1u, l.containers.back().dir_index);
+    // The dirs' descriptors keep their places: the unlisted ones hold none.
+    ASSERT_EQ(4u, l.data_dirs.fds().size());
+    EXPECT_GE(l.data_dirs.fds()[1], 0);
+    EXPECT_EQ(-1, l.data_dirs.fds()[2]);
   }
 }
 

@@ -247,7 +247,10 @@ TEST_F(EncryptedFileTest, FileFromAnOpenDescriptorIsTheFileOpenGives) {
 // ---------------------------------------------------------------------------
 // Encrypted containers and the reader
 
-TEST_F(EncryptedFileTest, ContainerWithoutKeyIsNotSupported) {
+// Without a key a file is read as a plain one (§5): an encryption header
+// where the PB container magic should be is a bad magic at offset 0 (§2),
+// and the message says why.
+TEST_F(EncryptedFileTest, ContainerReadWithoutItsKeyHasABadMagic) {
   ServerKey sk = TestServerKey(24);
   std::string path = dir_.Join("c.metadata");
   test::MetadataFileOptions opts;
@@ -260,8 +263,9 @@ TEST_F(EncryptedFileTest, ContainerWithoutKeyIsNotSupported) {
   FileRecordSource src(f.get());
   PbContainerRecordReader<FileRecordSource> reader(&src);
   Status s = reader.ReadHeaders("kudu.BlockRecordPB");
-  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
-  EXPECT_TRUE(Contains(s.ToString(), "encrypted but no server key")) << s.ToString();
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_TRUE(Contains(s.ToString(), "offset 0: bad PB container magic")) << s.ToString();
+  EXPECT_TRUE(Contains(s.ToString(), "encryption header, but no server key")) << s.ToString();
   EXPECT_TRUE(Contains(s.ToString(), path)) << s.ToString();
 
   // With the key every record comes back.

@@ -160,10 +160,13 @@ TEST_F(FileTest, EnvOpenDirsHoldsEachUntilItGoes) {
     Status s = dirs.Add(dir_.Join("c"));
     EXPECT_TRUE(s.IsNotFound()) << s.ToString();
     EXPECT_TRUE(Contains(s.ToString(), dir_.Join("c"))) << s.ToString();
-    ASSERT_EQ(2u, dirs.fds().size());
+    // The slot stays, without a descriptor: slots follow the order of Add.
+    ASSERT_EQ(3u, dirs.fds().size());
+    EXPECT_EQ(-1, dirs.fds()[2]);
     env::OpenDirs moved = std::move(dirs);
     EXPECT_TRUE(dirs.fds().empty());
     fds = moved.fds();
+    fds.pop_back();
     for (int fd : fds) {
       struct stat st;
       ASSERT_EQ(0, ::fstat(fd, &st));

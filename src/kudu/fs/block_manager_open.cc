@@ -33,7 +33,6 @@
 #include "kudu/fs/container_replayer.h"
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/final_merges.h"
-#include "kudu/fs/key_probe.h"
 #include "kudu/fs/open_progress.h"
 #include "kudu/fs/replay_stats.h"
 #include "kudu/util/byte_budget.h"
@@ -251,6 +250,10 @@ struct OpenTotals {
 // the first few logged (the report lists them all).
 OpenTotals CollectProblems(OpenResult* result) {
   OpenTotals t;
+  for (const DataDirProblem& d : result->dir_problems) {
+    LOG(ERROR) << d.status.ToString();
+    if (t.fatal++ == 0) result->status = d.status;
+  }
   for (const ContainerInfo& c : result->containers) {
     if (c.counted()) t.counted++;
     t.live += c.live_blocks;
@@ -302,6 +305,8 @@ void Repair(const ServerKey* key, ReplayStats* stats, OpenResult* result) {
   RepairInput in;
   in.server_key = key;
   in.containers = &result->containers;
+  in.fatal_outside_containers = !result->dir_problems.empty();
+  in.block_map = result->block_map.get();
   in.temporary_files = &result->prepared->temp_files;
   in.stats = stats;
   Status s = RepairContainers(in, &result->repairs);
@@ -401,6 +406,7 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
   std::vector<std::optional<std::vector<std::string>>>().swap(result->prepared->data_dir_names);
   result->fs_block_sizes = std::move(listing.fs_block_sizes);
   result->containers = std::move(listing.containers);
+  result->dir_problems = std::move(listing.unlisted_dirs);
   if (!s.ok()) return usage_failure(s);
 
   SharedOpenState shared(opts, key);
@@ -408,11 +414,9 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
   shared.metadata_files = &listing.metadata_files;
   shared.total = result->containers.size();
   shared.progress.reset(new OpenProgress(shared.total, opts.progress_every, &shared.stats));
-  s = ProbeKey(key, result->containers, &shared.stats);
-  if (!s.ok()) {
-    Snapshot(shared, &result->replay);
-    return usage_failure(s);
-  }
+  shared.stats.Add(shared.stats.metadata_read_syscalls,
+                   result->prepared->key_check_reads.syscalls);
+  shared.stats.Add(shared.stats.metadata_bytes_read, result->prepared->key_check_reads.bytes);
   ReserveBlockMap(result->containers, shared.map.get());
   const ReadaheadMode readahead_ran = ReplayAllDirs(&shared, &result->containers);
   // What the replay did not take (containers it did not replay) is closed
@@ -426,9 +430,6 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
   FinishContainers(result);
   Snapshot(shared, &result->replay);
   result->replay.readahead_mode = readahead_ran;
-  s = DetectKeyMisuse(key, result->containers);
-  if (!s.ok()) return usage_failure(s);
-
   const OpenTotals totals = CollectProblems(result);
   if (totals.fatal == 0) result->block_map = std::move(shared.map);
   const CpuTimes cpu_end = ProcessCpuTimes();

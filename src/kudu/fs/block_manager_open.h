@@ -142,6 +142,8 @@ struct OpenResult {
   // Every container found, sorted by path (so reports are deterministic
   // whatever the thread timing).
   std::vector<ContainerInfo> containers;
+  // Data dirs whose data/ could not be listed: fatal, before any container.
+  std::vector<DataDirProblem> dir_problems;
   // Temporary files found (full paths, sorted): prepared->temp_files.found.
   std::vector<std::string> leftover_tmp_files;
   // Instance files, locks (held while this lives), temporary files; null when

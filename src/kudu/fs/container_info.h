@@ -54,6 +54,14 @@ struct ContainerProblem {
 
 const char* ContainerProblemKindName(ContainerProblem::Kind kind);
 
+// A fatal problem that belongs to no container (§4.4): a data dir whose
+// data/ cannot be listed. Its containers are unknown, so none of them is
+// reported; the open fails all the same.
+struct DataDirProblem {
+  std::string path;  // <root>/data
+  Status status;     // names the path
+};
+
 struct ContainerInfo {
   uint32_t dir_index = 0;    // index into the data dirs
   std::string id;            // the stem (§1): 32 lowercase hex when Kudu made it

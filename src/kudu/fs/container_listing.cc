@@ -361,17 +361,19 @@ Status ListDataDirs(const std::vector<std::string>& roots,
     paired[d] = PairContainerFiles(static_cast<uint32_t>(d), data_dirs[d], read_before,
                                    &read_names[d], &per_dir[d]);
   });
-  std::vector<ListedContainer> listed;
-  for (size_t d = 0; d < dirs; d++) {
-    RETURN_NOT_OK(paired[d]);
-    listed.insert(listed.end(), per_dir[d].begin(), per_dir[d].end());
-  }
   // Each file is stat'ed by its name in its data/, open here: a lookup of
   // one path component instead of every one of <root>/data/<name> (on a
   // 2,000-container dir the stats are half the listing). The replay opens
   // the metadata files the same way.
-  for (const std::string& data_dir : data_dirs) {
-    RETURN_NOT_OK_PREPEND(out->data_dirs.Add(data_dir), "cannot open data dir");
+  std::vector<ListedContainer> listed;
+  for (size_t d = 0; d < dirs; d++) {
+    Status s = out->data_dirs.Add(data_dirs[d]);
+    if (!paired[d].ok()) s = paired[d];
+    if (!s.ok()) {
+      out->unlisted_dirs.push_back(DataDirProblem{data_dirs[d], s});
+      continue;
+    }
+    listed.insert(listed.end(), per_dir[d].begin(), per_dir[d].end());
   }
   std::vector<ContainerInfo> listed_containers;
   std::vector<int> held;

@@ -95,6 +95,9 @@ struct ContainerListing {
   // descriptor limit (HeldFileBudget), or when the open failed (the replay
   // then opens it by name and reports why it cannot).
   HeldFiles metadata_files;
+  // Data dirs whose data/ could not be listed (or opened), in dir order:
+  // fatal (§4.4), and none of their containers is in `containers`.
+  std::vector<DataDirProblem> unlisted_dirs;
 };
 
 // How many files a listing holds open at most: half of what the process's
@@ -111,7 +114,9 @@ inline size_t DescriptorsReservedFor(size_t replay_threads) { return 64 + 3 * re
 // is about how the tool was called (a wrong path), not the on-disk state.
 Status CheckDataDir(const std::string& root);
 
-// Lists every root (each checked with CheckDataDir before). A missing or 0
+// Lists every root (each checked with CheckDataDir before); a root whose
+// data/ cannot be listed is one of `unlisted_dirs`, and the others are
+// listed all the same. A missing or 0
 // entry of `fs_block_sizes`: that dir's filesystem block size (4096 when it
 // cannot be learnt). `encrypted`: every file has an encryption header.
 // `stat_threads`: how many threads stat the listed files (1: this one).

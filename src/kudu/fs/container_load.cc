@@ -311,8 +311,9 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, int* hel
                                      " is missing)"));
     return {};
   }
-  // After the metadata file's own encryption header: a key misuse shows
-  // there first (DetectKeyMisuse), not as damage of every data file.
+  // The metadata file first: a container whose metadata cannot be opened
+  // (its encryption header included) is reported for that, not for its
+  // data file's header.
   std::unique_ptr<RandomAccessFile> file = OpenMetadata(c, data_dir_fd, held_metadata, key);
   if (file == nullptr) return {};
   if (!CheckDataFileHeader(c, data_dir_fd)) return {};

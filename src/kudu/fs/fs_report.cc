@@ -103,6 +103,7 @@ FsReportTotals TotalsOf(const OpenResult& r, const ReportEntries& e) {
     if (c->repaired_extra_space) t.repaired.full_container_extra_space_bytes += c->excess_bytes;
   }
   t.corrupt_containers = e.corrupt.size();
+  t.corruption_entries = r.dir_problems.size();
   for (const ContainerInfo* c : e.corrupt) t.corruption_entries += c->problems.size();
   t.leftover_tmp_files = r.leftover_tmp_files.size();
 
@@ -253,6 +254,12 @@ json EntriesJson(const OpenResult& r, const ReportEntries& e) {
                             {"total_blocks", c->total_blocks},
                             {"repaired", c->repaired_compaction}});
   }
+  for (const DataDirProblem& d : r.dir_problems) {
+    corruption.push_back(json{{"path", d.path},
+                              {"offset", nullptr},
+                              {"kind", "unlisted_data_dir"},
+                              {"message", d.status.ToString()}});
+  }
   for (const ContainerInfo* c : e.corrupt) {
     for (const ContainerProblem& p : c->problems) {
       corruption.push_back(json{{"container", c->path},
@@ -396,6 +403,9 @@ void ProjectText(const OpenResult& r, const ReportEntries& e, const FsReportTota
   }
   o << "Total corrupt LBM containers: " << t.corrupt_containers << " (" << t.corruption_entries
     << " problems)\n";
+  for (const DataDirProblem& d : r.dir_problems) {
+    o << "  Data dir " << d.path << " not listed: " << d.status.ToString() << "\n";
+  }
   for (const ContainerInfo* c : e.corrupt) {
     for (const ContainerProblem& p : c->problems) {
       o << "  Corruption in container " << c->path << ": " << p.status.ToString() << "\n";

@@ -15,20 +15,20 @@
 // specific language governing permissions and limitations
 // under the License.
 
-// Telling a key problem from damage. A missing key for an encrypted dir, a
-// wrong key, or a key for a plain dir would make every container fail (and
-// the accelerated strategies fall back and log once each); they are a usage
-// error, said once. The verdict comes from the first raw bytes of a
-// metadata file: an encryption header or not, and, with a key, whether the
-// PB container magic decrypts right after it. Nothing here reads a status
-// message.
+// The wrong-key check of an open (§5 of docs/on-disk-format.md, step 2 of
+// "The order of an open"): a wrong server key, or a key for a dir that is
+// not encrypted, would make every container fail; it is a usage error,
+// said once, before any lock is taken or anything is written. The verdict
+// comes from the first raw bytes of metadata files: an encryption header or
+// not, and whether the PB container magic decrypts right after it. Without
+// a key nothing is checked here: a file that starts with an encryption
+// header is then damage like any bad magic (§2), which its replay reports.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "kudu/fs/container_info.h"
-#include "kudu/fs/replay_stats.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/slice.h"
 #include "kudu/util/status.h"
@@ -37,44 +37,37 @@ namespace kudu {
 namespace fs {
 
 enum class KeyVerdict {
-  kOk,                    // the key (or its absence) fits the file
-  kEncryptedWithoutKey,   // an encryption header, and no key given
-  kPlainFileWithKey,      // a key given, and no encryption header
-  kWrongKey,              // the container magic does not decrypt after the header
-  kUndecided,             // too short, unreadable, or a header the key cannot unwrap
+  kOk,                 // a valid encryption header, and the magic decrypts after it
+  kPlainFile,          // no encryption header
+  kWrongMagic,         // the header unwraps, but the magic does not decrypt after it
+  kHeaderNotUnwrapped  // an encryption header the key cannot unwrap (or too short to tell)
 };
 
 // How many raw bytes a verdict reads: the encryption header and the magic.
 constexpr size_t kKeyProbeBytes = kEncryptionHeaderSize + 8;
 
 // The verdict for a metadata file whose first raw bytes are `head` (up to
-// kKeyProbeBytes), opened with `key` (null: no key). `path` names the file
-// in the unwrapping's error, which is not reported.
-KeyVerdict KeyVerdictOf(const std::string& path, Slice head, const ServerKey* key);
+// kKeyProbeBytes), read with `key`. `path` names the file in the
+// unwrapping's error, which is not reported.
+KeyVerdict KeyVerdictOf(const std::string& path, Slice head, const ServerKey& key);
 
-// Reads the first bytes of the container's metadata file raw (one read,
-// counted in `stats`) and returns their verdict; kUndecided for a file the
-// verdict cannot be read from (missing, shorter than `min_size`, or
-// unreadable: the open reports that itself).
-KeyVerdict ProbeContainer(const ContainerInfo& c, const ServerKey* key, uint64_t min_size,
-                          ReplayStats* stats);
+// Reads made by CheckServerKey, for the open's statistics.
+struct KeyCheckReads {
+  uint64_t syscalls = 0;
+  uint64_t bytes = 0;
+};
 
-// The smallest file the probe before the replay looks at: one the reader
-// can take a whole container header from.
-uint64_t UpFrontProbeMinSize(const ServerKey* key);
-
-// Before any replay: probes containers in path order until one is fine, so
-// a good key costs one small read and a wrong one a read per container.
-// An error when a file is encrypted and no key was given, or when every
-// probed file says the key is wrong, or that the dir is not encrypted.
-Status ProbeKey(const ServerKey* key, const std::vector<ContainerInfo>& containers,
-                ReplayStats* stats);
-
-// After the replay, for when the probe could not decide (its read failed):
-// the same errors, when every replayed container failed at its header for
-// that reason. Re-reads only containers whose header failed, and only
-// while all have.
-Status DetectKeyMisuse(const ServerKey* key, const std::vector<ContainerInfo>& containers);
+// The check itself: the container metadata files directly in each root's
+// data/ (names as the listing takes them, §1), regular and at least the
+// minimum valid length plus the encryption header (76 bytes), are read one
+// at a time, dirs in order, until one reads with `key` as a valid
+// encryption header followed by the magic: a good key costs one small read.
+// None does, and at least one was tried: InvalidArgument naming the first
+// file tried, why it does not read, and how many were tried. A file that
+// cannot be opened or read is no evidence either way: skipped (its replay
+// reports it).
+Status CheckServerKey(const std::vector<std::string>& data_roots, const ServerKey& key,
+                      KeyCheckReads* reads);
 
 }  // namespace fs
 }  // namespace kudu

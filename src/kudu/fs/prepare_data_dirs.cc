@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "kudu/fs/key_probe.h"
 #include "kudu/util/env.h"
 #include "kudu/util/thread_pool.h"
 
@@ -51,6 +52,13 @@ Status PrepareDataDirs(const PrepareDataDirsOptions& opts, PreparedDataDirs* p) 
     // Kudu's words (fs_manager.cc); before any lock, as in the order of an open.
     return fail(PreparedDataDirs::Failure::kKeyUsage,
                 Status::InvalidArgument("--encrypt_data_at_rest is set, but no server key found."));
+  }
+
+  // The wrong-key check belongs to step 2 too: a key the dirs refuse stops
+  // the open before it locks, deletes or reports anything.
+  if (p->server_key != nullptr && !p->server_key->empty()) {
+    s = CheckServerKey(opts.data_roots, *p->server_key, &p->key_check_reads);
+    if (!s.ok()) return fail(PreparedDataDirs::Failure::kKeyUsage, s);
   }
 
   // Only after every instance file has been read: closing a descriptor of a

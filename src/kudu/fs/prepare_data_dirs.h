@@ -19,7 +19,8 @@
 // open", steps 2 to 4):
 //   2. the instance files: the fs block size of every data dir, the server
 //      key when none was given, every verdict of §1 (an on-disk instance
-//      problem: the tool exits 1 before any report);
+//      problem: the tool exits 1 before any report); then the wrong-key
+//      check of §5 (a usage error: exit 2);
 //   3. the lock of every block_manager_instance: a read-write open that
 //      misses one stops with nothing changed (exit 2), a read-only open
 //      warns and goes on;
@@ -38,6 +39,7 @@
 
 #include "kudu/fs/dir_lock.h"
 #include "kudu/fs/instance_files.h"
+#include "kudu/fs/key_probe.h"
 #include "kudu/fs/temp_files.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
@@ -70,7 +72,8 @@ struct PreparedDataDirs {
   enum class Failure {
     kNone,
     kInstance,  // an on-disk instance problem: exit 1, no report
-    kKeyUsage,  // a usage-class key problem (no key anywhere, but one is required): exit 2
+    kKeyUsage,  // a usage-class key problem (a wrong key, or none anywhere but one is
+                // required): exit 2
     kLock,      // a read-write open without every lock: exit 2, nothing changed
   };
   Failure failure = Failure::kNone;
@@ -85,6 +88,8 @@ struct PreparedDataDirs {
   // for a server without encryption. Points into this object or at the
   // caller's key.
   const ServerKey* server_key = nullptr;
+  // The wrong-key check's reads of metadata files (the open counts them).
+  KeyCheckReads key_check_reads;
   // Held while this object lives (the tools keep it until they exit).
   std::vector<std::unique_ptr<InstanceFileLock>> locks;
   std::vector<UnlockedDir> unlocked_dirs;

@@ -74,7 +74,7 @@ class Repairer {
   Status FindExtraSpace(const ContainerInfo& c, ContainerRepair* rep);
   Status DeleteDead(const ContainerInfo& c);
   Status TruncatePartialRecord(const ContainerInfo& c);
-  Status Compact(const ContainerInfo& c, bool* compacted);
+  Status Compact(size_t index, bool* compacted);
   // What re-punching will punch, read before compaction drops the dead
   // blocks' records.
   Status FindPunchableRanges(const ContainerInfo& c, PunchPlan* plan);
@@ -98,7 +98,7 @@ Status Repairer::Run() {
 
   // A server that will not start gains nothing from a partial repair; a
   // malformed record is the one fatal problem that only holds back its dir.
-  bool fatal = false;
+  bool fatal = in_.fatal_outside_containers;
   std::map<uint32_t, std::vector<size_t>> dirs;
   std::map<uint32_t, bool> malformed_dirs;
   for (size_t i = 0; i < cs.size(); i++) {
@@ -209,7 +209,7 @@ Status Repairer::RepairDir(const std::vector<size_t>& members) {
     const ContainerInfo& c = cs[i];
     if (!c.low_live || c.dead || c.incomplete) continue;
     bool compacted = false;
-    RETURN_NOT_OK(Compact(c, &compacted));
+    RETURN_NOT_OK(Compact(i, &compacted));
     if (!compacted) continue;
     dirty = true;
     reps[i].compacted = true;
@@ -293,23 +293,43 @@ Status Repairer::Scan(const ContainerInfo& c, ContainerRecords* records) {
 
 // §7.1: re-read, write the compacted file to a temporary name with the old
 // file's owner and mode, fsync, rename over the metadata file, fsync the dir.
-Status Repairer::Compact(const ContainerInfo& c, bool* compacted) {
+// Whether the rescanned `records` hold the live set the open saw for
+// container `index`: as many live blocks, each in the block map under this
+// container at the same offset and length.
+bool SameLiveSet(const ContainerRecords& records, const ContainerInfo& c, size_t index,
+                 const BlockMap* map) {
+  if (records.live_blocks != c.live_blocks) return false;
+  if (map == nullptr) return true;
+  for (const ScannedBlock& b : records.blocks) {
+    if (!b.live) continue;
+    BlockMapEntry e;
+    if (!map->Find(b.id, &e) || e.container != index || e.offset != b.offset ||
+        e.length != b.length) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Status Repairer::Compact(size_t index, bool* compacted) {
+  const ContainerInfo& c = (*in_.containers)[index];
   auto fail = [&](const std::string& path, const Status& s) {
     return Fail(path, kCompactionStep, s);
   };
   ContainerRecords records;
   Status s = Scan(c, &records);
   if (!s.ok()) return fail(c.metadata_path, s);
-  if (records.live_blocks != c.live_blocks || records.next_write_offset != c.next_write_offset ||
-      records.has_max_block_id != c.has_max_block_id ||
-      records.max_block_id != c.max_block_id) {
+  if (!SameLiveSet(records, c, index, in_.block_map) ||
+      records.next_write_offset != c.next_write_offset ||
+      records.has_max_block_id != c.has_max_block_id || records.max_block_id != c.max_block_id) {
     // The file changed since the open: a rewrite from another view could
     // drop a block.
     return fail(c.metadata_path,
-                Status::IllegalState(c.metadata_path + ": has " +
-                                     std::to_string(records.live_blocks) +
-                                     " live blocks now but had " + std::to_string(c.live_blocks) +
-                                     " when opened; not compacting it"));
+                Status::IllegalState(c.metadata_path + ": its live blocks (" +
+                                     std::to_string(records.live_blocks) + " now, " +
+                                     std::to_string(c.live_blocks) +
+                                     " when opened), next block offset or highest id are "
+                                     "no longer what the open saw; not compacting it"));
   }
   uint64_t dropped = 0;
   const std::vector<std::string> bodies =

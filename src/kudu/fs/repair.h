@@ -50,6 +50,7 @@
 #include <string>
 #include <vector>
 
+#include "kudu/fs/block_map.h"
 #include "kudu/fs/container_info.h"
 #include "kudu/fs/replay_stats.h"
 #include "kudu/fs/temp_files.h"
@@ -112,6 +113,12 @@ struct RepairSummary {
 struct RepairInput {
   const ServerKey* server_key = nullptr;
   const std::vector<ContainerInfo>* containers = nullptr;
+  // The open's block map (containers indexed as above): a compaction checks
+  // that the file it rewrites still holds the live set the open saw.
+  const BlockMap* block_map = nullptr;
+  // A fatal problem outside every container (a data dir that could not be
+  // listed): nothing is repaired, as for a fatal container.
+  bool fatal_outside_containers = false;
   // What the open did with the temporary files: a failed deletion stops
   // every repair. May be null.
   const TemporaryFiles* temporary_files = nullptr;

@@ -38,9 +38,9 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 constexpr int kKinds = static_cast<int>(fs::ReplayStrategyKind::kNumKinds);
-// Before any replay, the open reads the first bytes of the first metadata
-// file once to recognise a missing or wrong key (block_manager_open.cc,
-// ProbeKey): one read per open of a healthy state, not per container.
+// Before any lock or replay, an open with a server key reads the first
+// bytes of one metadata file to recognise a wrong key (fs/key_probe.h):
+// one read per open of a healthy encrypted state, not per container.
 constexpr double kKeyProbeReads = 1;
 
 std::string Fmt(const char* fmt, double v) {
@@ -139,7 +139,8 @@ VariantFigures FiguresOf(const TargetResult& t, const VariantResult& v) {
     const double sc = static_cast<double>(v.runs[0].metadata_read_syscalls);
     if (t.files.size() > 0) {
       f.syscalls_per_container = sc / static_cast<double>(t.files.size());
-      if (v.variant.kind == BenchVariantKind::kOpen && sc >= kKeyProbeReads) {
+      if (v.variant.kind == BenchVariantKind::kOpen && t.target.encrypted &&
+          sc >= kKeyProbeReads) {
         f.replay_syscalls_per_container = (sc - kKeyProbeReads) / static_cast<double>(t.files.size());
       } else {
         f.replay_syscalls_per_container = f.syscalls_per_container;

@@ -21,18 +21,20 @@
 //
 // Exit status (docs/tool-contract.md):
 //   0  the open succeeded (non-fatal findings such as partial records,
-//      malformed records or incomplete containers may still be reported);
-//   1  the open found a fatal inconsistency: corruption in a header or in the
-//      middle of a metadata file, a block id live in two containers, a data
-//      file missing under live blocks or present without metadata, or a
-//      metadata file that cannot be read (an I/O error such as EACCES). The
-//      report is still printed (check); a repair that failed also gives 1;
+//      incomplete containers or misaligned blocks may still be reported);
+//   1  the open found a fatal inconsistency: a malformed record, corruption
+//      in a header or in the middle of a metadata file (an encrypted file
+//      read without a key included), a block id live in two containers, a
+//      data file missing under live blocks or present without metadata, a
+//      metadata file that cannot be read (an I/O error such as EACCES), a
+//      data dir that cannot be listed. The report is still printed (check);
+//      an instance file problem (before any report) or a repair that failed
+//      also gives 1;
 //   2  a usage error: an unknown flag or bad flag value, a data dir that does
-//      not exist, is not a directory, has no data/ subdirectory or cannot be
-//      listed, a bad or wrong-length key, an encrypted dir without a key, a
-//      wrong key (every container fails its magic check right after the
-//      encryption header) or a key for a plain dir. Nothing is printed on
-//      stdout; one line on stderr names the path.
+//      not exist, is not a directory or has no data/ subdirectory, a bad or
+//      wrong-length key, a wrong key or a key for a plain dir (no metadata
+//      file reads with it), a read-write open that cannot take a lock.
+//      Nothing is printed on stdout; one line on stderr names the path.
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 

@@ -33,14 +33,27 @@ namespace env {
 
 Status ListDir(const std::string& dir, std::vector<std::string>* names) {
   names->clear();
+  return ForEachName(dir, [names](const std::string& name) {
+    names->push_back(name);
+    return true;
+  });
+}
+
+Status ForEachName(const std::string& dir, const std::function<bool(const std::string&)>& fn) {
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return Status::FromErrno(dir, errno);
-  errno = 0;
-  while (struct dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name != "." && name != "..") names->push_back(std::move(name));
+  int err = 0;
+  while (true) {
+    errno = 0;  // readdir's end and its failure differ only by errno
+    struct dirent* e = ::readdir(d);
+    if (e == nullptr) {
+      err = errno;
+      break;
+    }
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    if (!fn(name)) break;
   }
-  int err = errno;
   ::closedir(d);
   if (err != 0) return Status::FromErrno(dir + ": readdir", err);
   return Status::OK();
@@ -248,14 +261,17 @@ OpenDirs& OpenDirs::operator=(OpenDirs&& other) noexcept {
 }
 
 void OpenDirs::CloseAll() {
-  for (int fd : fds_) ::close(fd);
+  for (int fd : fds_) {
+    if (fd >= 0) ::close(fd);
+  }
   fds_.clear();
 }
 
 Status OpenDirs::Add(const std::string& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno(dir + ": cannot open directory", errno);
+  const int err = errno;
   fds_.push_back(fd);
+  if (fd < 0) return Status::FromErrno(dir + ": cannot open directory", err);
   return Status::OK();
 }
 

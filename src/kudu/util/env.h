@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,10 @@ namespace env {
 
 // Names in `dir` (without "." and ".."), in directory order.
 Status ListDir(const std::string& dir, std::vector<std::string>* names);
+// fn(name) for each name in `dir` (without "." and ".."), in directory
+// order, until it returns false: a caller looking for one entry reads no
+// more of a large directory than it needs.
+Status ForEachName(const std::string& dir, const std::function<bool(const std::string&)>& fn);
 // NotFound if `path` does not exist.
 Status GetFileSize(const std::string& path, uint64_t* size);
 // The size of `path` when it is a regular file, directly or through
@@ -86,7 +91,8 @@ class OpenDirs {
   OpenDirs(const OpenDirs&) = delete;
   OpenDirs& operator=(const OpenDirs&) = delete;
 
-  // Opens `dir` as the next directory; errors name `dir`.
+  // Opens `dir` as the next directory; errors name `dir` (its slot then
+  // holds -1, so the slots still follow the order of Add).
   Status Add(const std::string& dir);
   // By the order of Add.
   const std::vector<int>& fds() const { return fds_; }

@@ -173,7 +173,9 @@ Status PbContainerRecordReader<Source>::ReadHeaders(const std::string& expected_
   RETURN_NOT_OK(src_->Read(start, pbc::kHeaderReadSize, &h));
   if (std::memcmp(h.data(), pbc::kMagic, pbc::kMagicSize) != 0) {
     if (start == 0 && HasEncryptionMagic(h)) {
-      return Status::NotSupported(name + ": file is encrypted but no server key was given (--server_key_hex)");
+      return Status::Corruption(name + ": offset 0: bad PB container magic (expected "
+                                "'kuducntr'): the file starts with an encryption header, but "
+                                "no server key was given (--server_key_hex)");
     }
     return Status::Corruption(name + ": offset " + std::to_string(start) +
                               ": bad PB container magic (expected 'kuducntr')");
