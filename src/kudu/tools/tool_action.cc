@@ -41,6 +41,11 @@ std::vector<std::string> OpenFlags() {
                    "log_container_excess_space_before_cleanup_fraction"});
 }
 
+std::vector<std::string> FsFlags() {
+  return FlagList(OpenFlags(), {"encryption_key_length", "containers", "blocks_per_container",
+                                "deleted_block_percentage"});
+}
+
 std::vector<std::string> FlagList(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;

@@ -57,6 +57,12 @@ struct ToolAction {
 // takes: the key and the replay flags.
 std::vector<std::string> DirFlags();
 std::vector<std::string> OpenFlags();
+// What every `kudu fs` action takes (docs/tool-contract.md, "Flags every fs
+// subcommand honours"): OpenFlags, then --encryption_key_length and
+// generate's --containers, --blocks_per_container and
+// --deleted_block_percentage, so one command line of fs flags suits every
+// action. An action ignores those that do not apply to it.
+std::vector<std::string> FsFlags();
 // `a` followed by `b`.
 std::vector<std::string> FlagList(std::vector<std::string> a, const std::vector<std::string>& b);
 

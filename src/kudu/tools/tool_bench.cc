@@ -401,7 +401,7 @@ int RunBench(const std::vector<std::string>& args) {
      "measure the block manager open strategy by strategy (streaming, inmemory, auto, "
      "windowed) against the read-and-CRC floor, on the reference workloads or on "
      "--fs_data_dirs (read-only); [--format=text|json]",
-     &RunBench, FlagList(OpenFlags(), {"format", "bench_*"}), "", ""});
+     &RunBench, FlagList(FsFlags(), {"format", "bench_*"}), "", ""});
 
 }  // namespace
 }  // namespace tools

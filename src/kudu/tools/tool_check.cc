@@ -177,7 +177,7 @@ const bool kRegistered = [] {
   RegisterToolAction(ToolAction{
       "fs", "check",
       "Check a Kudu filesystem for inconsistencies and print the FS layout report",
-      &RunCheck, FlagList(OpenFlags(), {"repair", "format"}), "",
+      &RunCheck, FlagList(FsFlags(), {"repair", "format"}), "",
       "Opens every data dir as server startup does (a thread pool per dir, the replay "
       "policy, the shared memory budget) and prints the FS layout report with the replay "
       "statistics and timings (--format=text or json). Read-only unless --repair: then it "
@@ -188,7 +188,7 @@ const bool kRegistered = [] {
   RegisterToolAction(ToolAction{
       "fs", "list",
       "List every live block of a Kudu filesystem, sorted by block id",
-      &RunList, FlagList(OpenFlags(), {"columns", "format"}), "",
+      &RunList, FlagList(FsFlags(), {"columns", "format"}), "",
       "Opens every data dir as server startup does (read-only) and prints one row per live "
       "block, sorted by numeric block id: by default `<block id> <container id> <offset> "
       "<length>` (--columns picks others, --format=pretty|space|tsv|csv|json other "

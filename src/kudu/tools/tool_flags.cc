@@ -92,6 +92,14 @@ Status CanonicalRoot(const std::string& flag, const std::string& path, std::stri
   return Status::OK();
 }
 
+// The open's options that come from flags beyond the roots and the key.
+Status OpenFlagsToOptions(fs::BlockManagerOpenOptions* opts) {
+  RETURN_NOT_OK(fs::ReplayPolicyOptions::FromFlags(&opts->policy));
+  RETURN_NOT_OK(fs::ReadaheadOptions::FromFlags(&opts->readahead));
+  RETURN_NOT_OK(fs::ValidateClassificationFlags());
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ResolveFsRoots(FsRoots* roots) {
@@ -191,10 +199,12 @@ Status PrepareBlockManagerOpen(fs::BlockManagerOpenOptions* opts, ServerKey* key
   bool have_key = false;
   RETURN_NOT_OK(LoadServerKey(key, &have_key));
   opts->server_key = have_key ? key : nullptr;
-  RETURN_NOT_OK(fs::ReplayPolicyOptions::FromFlags(&opts->policy));
-  RETURN_NOT_OK(fs::ReadaheadOptions::FromFlags(&opts->readahead));
-  RETURN_NOT_OK(fs::ValidateClassificationFlags());
-  return Status::OK();
+  return OpenFlagsToOptions(opts);
+}
+
+Status ValidateOpenFlags() {
+  fs::BlockManagerOpenOptions unused;
+  return OpenFlagsToOptions(&unused);
 }
 
 int OpenForAction(const std::string& action, FsRoots* roots, fs::OpenResult* result) {

@@ -85,6 +85,11 @@ Status LoadServerKey(ServerKey* key, bool* have_key);
 Status PrepareBlockManagerOpen(fs::BlockManagerOpenOptions* opts, ServerKey* key, FsRoots* roots,
                                bool* missing);
 
+// What PrepareBlockManagerOpen checks of the replay, classification and
+// key-length flags, for an action that takes them without opening (a bad
+// value is a usage error whatever the action).
+Status ValidateOpenFlags();
+
 // Prepares and runs the open as every read-only action does: returns -1
 // when `result` holds a block map to use; otherwise the error was printed
 // (the action's help first for missing directory flags) and the exit status

@@ -157,6 +157,8 @@ int RunGenerate(const std::vector<std::string>& args) {
   if (!s.ok()) {
     return DirFlagsMissing() ? UsageErrorWithHelp("fs", "generate", s.message()) : UsageError(s.message());
   }
+  s = ValidateOpenFlags();
+  if (!s.ok()) return UsageError(s.message());
   ServerKey key;
   bool have_key = false;
   s = LoadServerKey(&key, &have_key);
@@ -276,11 +278,16 @@ int RunGenerate(const std::vector<std::string>& args) {
     "fs", "generate",
     "Write a realistic on-disk state through the server's own block writer",
     &RunGenerate,
-    FlagList(DirFlags(), {"containers", "blocks_per_container", "deleted_block_percentage", "seed",
-                          "encrypt", "encrypt_data_at_rest", "encryption_key_length",
-                          "generate_fsync", "server_key_hex", "server_key_test_provider_hex",
-                          "log_container_max_size", "log_container_max_blocks",
-                          "generate_sparse_data"}),
+    // Its own flags first in its help, then the rest of what every fs action
+    // takes (the replay flags), which generate checks but does not use: it
+    // replays nothing.
+    FlagList(FlagList(DirFlags(), {"containers", "blocks_per_container",
+                                   "deleted_block_percentage", "seed", "encrypt",
+                                   "encrypt_data_at_rest", "encryption_key_length",
+                                   "generate_fsync", "server_key_hex",
+                                   "server_key_test_provider_hex", "log_container_max_size",
+                                   "log_container_max_blocks", "generate_sparse_data"}),
+             FsFlags()),
     "",
     "Writes containers with CREATE and DELETE records (data files with bytes, metadata "
     "files in the order a server writes them) into <root>/data/ of every data root, "

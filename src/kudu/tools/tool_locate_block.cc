@@ -89,7 +89,7 @@ int RunLocateBlock(const std::vector<std::string>& args) {
 
 [[maybe_unused]] const bool registered = RegisterToolAction(ToolAction{
     "fs", "locate_block", "Print the data file that holds each given block",
-    &RunLocateBlock, OpenFlags(), "<block id>...",
+    &RunLocateBlock, FsFlags(), "<block id>...",
     "Opens every data dir as server startup does (read-only) and prints, for each block id "
     "(decimal, as `kudu fs list` prints it), `<block id> | <data file>`, or `<block id> | "
     "not found`. Exit status 1 when any block is not found."});
