@@ -135,12 +135,25 @@ TEST_F(ToolFsFlagsTest, GenerateAndBenchTakeEveryTableFlag) {
   RunResult b = RunKudu(tmp_, bench);
   EXPECT_EQ(0, b.exit_status) << Describe(b);
 
-  // A replay flag's bad value is a usage error for generate too, before it
-  // writes anything.
+  // A bad value is a usage error for them too, even of a flag they do not
+  // use: a replay flag for generate (before it writes anything), the
+  // classification flags' combination for both.
   RunResult bad = RunKudu(tmp_, {"fs", "generate", "--fs_data_dirs=" + tmp_.Join("h"),
                                  "--log_container_metadata_replay_strategy=bogus"});
   EXPECT_EQ(2, bad.exit_status) << Describe(bad);
   EXPECT_NE(std::string::npos, bad.err.find("bogus")) << bad.err;
+  EXPECT_FALSE(env::FileExists(tmp_.Join("h")));
+  for (const char* action : {"generate", "bench"}) {
+    SCOPED_TRACE(action);
+    const std::string dir = tmp_.Join(std::string(action) == "generate" ? "h" : "g");
+    RunResult r = RunKudu(tmp_, {"fs", action, "--fs_data_dirs=" + dir,
+                                 "--log_container_metadata_runtime_compact",
+                                 "--log_container_metadata_size_before_compact_ratio=0"});
+    EXPECT_EQ(2, r.exit_status) << Describe(r);
+    EXPECT_EQ("", r.out);
+    EXPECT_NE(std::string::npos, r.err.find("--log_container_metadata_size_before_compact_ratio"))
+        << r.err;
+  }
 }
 
 // Every fs action's help lists the table's flags, and a key length other

@@ -162,6 +162,10 @@ int RunBench(const std::vector<std::string>& args) {
     return UsageError("--bench_scale must be within (0, 1000]");
   }
   if (FLAGS_bench_seed == 0) return UsageError("--bench_seed must be non-zero");
+  // As for every fs action, including the rules that only check uses (the
+  // classification flags' combination).
+  s = ValidateOpenFlags();
+  if (!s.ok()) return UsageError(s.message());
 
   BenchReport report;
   report.machine = DescribeMachine();
