@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "kudu/util/env.h"
 #include "util/kudu_subprocess.h"
 #include "util/test_macros.h"
 #include "util/test_util.h"
