@@ -40,6 +40,7 @@
 #include "kudu/util/env.h"
 #include "util/fs_fixture_util.h"
 #include "util/kudu_subprocess.h"
+#include "util/kudu_tool_fixture.h"
 #include "util/test_macros.h"
 #include "util/test_util.h"
 
@@ -60,62 +61,9 @@ constexpr char kOtherKeyHex[] = "f00102030405060708090a0b0c0d0e0f";
 
 
 
-std::vector<std::string> ErrorLines(const std::string& err) {
-  std::vector<std::string> out;
-  for (const std::string& l : test::NonEmptyLines(err)) {
-    if (l.rfind("kudu: error:", 0) == 0) out.push_back(l);
-  }
-  return out;
-}
+using test::ErrorLines;
 
-class ToolCheckTest : public ::testing::Test {
- protected:
-  // Generates `containers` containers over `roots` with `kudu fs generate`.
-  void Generate(const std::vector<std::string>& roots, int containers, int blocks,
-                const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args = {"fs", "generate", "--fs_data_dirs=" + Join(roots),
-                                     "--containers=" + std::to_string(containers),
-                                     "--blocks_per_container=" + std::to_string(blocks),
-                                     "--deleted_block_percentage=20"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    RunResult r = RunKudu(tmp_, args);
-    ASSERT_EQ(0, r.exit_status) << Describe(r);
-  }
-  static std::string Join(const std::vector<std::string>& roots) {
-    std::string s;
-    for (const std::string& r : roots) s += (s.empty() ? "" : ",") + r;
-    return s;
-  }
-  // A usage error: exit 2, nothing on stdout, exactly one line on stderr,
-  // naming `what`.
-  void ExpectUsageError(const std::vector<std::string>& args, const std::string& what) {
-    SCOPED_TRACE(what);
-    RunResult r = RunKudu(tmp_, args);
-    EXPECT_EQ(2, r.exit_status) << Describe(r);
-    EXPECT_EQ("", r.out);
-    std::vector<std::string> lines = test::NonEmptyLines(r.err);
-    ASSERT_EQ(1u, lines.size()) << r.err;
-    EXPECT_EQ(0u, lines[0].rfind("kudu: error:", 0)) << lines[0];
-    EXPECT_NE(std::string::npos, lines[0].find(what)) << lines[0];
-  }
-
-  // A missing required flag: exit 2, nothing on stdout, the action's help
-  // on stderr (as Kudu's tool prints it), then one error line naming `what`.
-  void ExpectUsageErrorWithHelp(const std::vector<std::string>& args, const std::string& what) {
-    SCOPED_TRACE(what);
-    RunResult r = RunKudu(tmp_, args);
-    EXPECT_EQ(2, r.exit_status) << Describe(r);
-    EXPECT_EQ("", r.out);
-    EXPECT_EQ(0u, r.err.rfind("Usage: kudu " + args[0] + " " + args[1], 0)) << r.err;
-    std::vector<std::string> lines = test::NonEmptyLines(r.err);
-    ASSERT_FALSE(lines.empty());
-    EXPECT_EQ(1u, ErrorLines(r.err).size()) << r.err;
-    EXPECT_EQ(0u, lines.back().rfind("kudu: error:", 0)) << lines.back();
-    EXPECT_NE(std::string::npos, lines.back().find(what)) << lines.back();
-  }
-
-  TempDir tmp_;
-};
+class ToolCheckTest : public test::KuduToolTest {};
 
 TEST_F(ToolCheckTest, CheckAndListAgreeWithTheGenerator) {
   const std::vector<std::string> roots = {tmp_.Join("a"), tmp_.Join("b"), tmp_.Join("c")};
@@ -516,98 +464,6 @@ TEST_F(ToolCheckTest, BadInput) {
   RunResult empty_list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + tmp_.Join("empty")});
   EXPECT_EQ(0, empty_list.exit_status) << Describe(empty_list);
   EXPECT_EQ("", empty_list.out);
-}
-
-TEST_F(ToolCheckTest, UnreadableMetadataFileIsFatalNamingIt) {
-  const std::string root = tmp_.Join("a");
-  Generate({root}, 3, 5);
-  ASSERT_FALSE(HasFatalFailure());
-  std::vector<std::string> names;
-  ASSERT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
-  std::sort(names.begin(), names.end());
-  std::string md;
-  for (const std::string& n : names) {
-    if (n.size() > 9 && n.substr(n.size() - 9) == ".metadata") md = env::JoinPath(root, "data/" + n);
-  }
-  ASSERT_FALSE(md.empty());
-  if (::geteuid() != 0) {
-    ASSERT_EQ(0, ::chmod(md.c_str(), 0));
-  } else {
-    // Root reads files whatever their mode: put a directory in its place,
-    // which is not a regular file (§4.1) and is never opened.
-    ASSERT_OK(env::DeleteFile(md));
-    ASSERT_EQ(0, ::mkdir(md.c_str(), 0755));
-    ASSERT_OK(test::WriteStringToFile(env::JoinPath(md, "filler"), std::string(100, 'x')));
-  }
-  RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
-  EXPECT_EQ(1, r.exit_status) << Describe(r);
-  json j = json::parse(r.out);
-  EXPECT_FALSE(j["ok"].get<bool>());
-  ASSERT_EQ(1u, j["entries"]["corruption"].size());
-  const bool as_root = ::geteuid() == 0;
-  EXPECT_EQ(as_root ? "not_a_regular_file" : "io_error", j["entries"]["corruption"][0]["kind"]);
-  std::vector<std::string> errors = ErrorLines(r.err);
-  ASSERT_EQ(1u, errors.size()) << r.err;
-  EXPECT_NE(std::string::npos, errors[0].find(md)) << errors[0];
-  EXPECT_NE(std::string::npos,
-            errors[0].find(as_root ? md + ": not a regular file (a directory)" : "IO error"))
-      << errors[0];
-  if (::geteuid() != 0) ::chmod(md.c_str(), 0644);
-}
-
-// A data dir whose data/ cannot be listed (§4.4): a fatal entry with its
-// path and a null offset, the other dirs reported as usual, exit 1, and a
-// repair changes nothing anywhere. Root lists any directory whatever its
-// mode: as root the tool runs without the capabilities that allow it
-// (setpriv, util-linux).
-TEST_F(ToolCheckTest, UnlistableDataDirIsFatalAndReportedByItsPath) {
-  const std::vector<std::string> roots = {tmp_.Join("a"), tmp_.Join("b")};
-  Generate(roots, 4, 5);
-  ASSERT_FALSE(HasFatalFailure());
-  const std::string leftover = env::JoinPath(roots[0], "data/x.kudutmp.abcdef");
-  ASSERT_OK(test::WriteStringToFile(leftover, "x"));
-  const std::string unlistable = env::JoinPath(roots[1], "data");
-  ASSERT_EQ(0, ::chmod(unlistable.c_str(), 0311));  // searchable, not readable
-  auto run = [&](std::vector<std::string> args) {
-    if (::geteuid() != 0) return RunKudu(tmp_, args);
-    args.insert(args.begin(), {"--bounding-set=-dac_override,-dac_read_search", "--",
-                               test::KuduBinary()});
-    return test::RunProgram(tmp_, "/usr/bin/setpriv", args);
-  };
-  if (::geteuid() == 0 && !env::FileExists("/usr/bin/setpriv")) {
-    ::chmod(unlistable.c_str(), 0755);
-    GTEST_SKIP() << "running as root without setpriv";
-  }
-  RunResult r = run({"fs", "check", "--fs_data_dirs=" + Join(roots), "--format=json"});
-  EXPECT_EQ(1, r.exit_status) << Describe(r);
-  json j = json::parse(r.out);
-  EXPECT_FALSE(j["ok"].get<bool>());
-  const json& corruption = j["entries"]["corruption"];
-  ASSERT_EQ(1u, corruption.size()) << corruption;
-  EXPECT_EQ(unlistable, corruption[0]["path"]);
-  EXPECT_TRUE(corruption[0]["offset"].is_null());
-  EXPECT_NE(std::string::npos, corruption[0]["message"].get<std::string>().find(unlistable));
-  EXPECT_EQ(0u, j["corrupt_containers"].get<uint64_t>());
-  EXPECT_EQ(2u, j["containers"].get<uint64_t>());  // the other dir's, reported as usual
-  EXPECT_EQ(j["status"], corruption[0]["message"]);
-  std::vector<std::string> errors = ErrorLines(r.err);
-  ASSERT_EQ(1u, errors.size()) << r.err;
-  EXPECT_NE(std::string::npos, errors[0].find(unlistable)) << errors[0];
-
-  RunResult text = run({"fs", "check", "--fs_data_dirs=" + Join(roots)});
-  EXPECT_EQ(1, text.exit_status) << Describe(text);
-  EXPECT_NE(std::string::npos, text.out.find("Data dir " + unlistable + " not listed: "))
-      << text.out;
-  RunResult repair = run({"fs", "check", "--fs_data_dirs=" + Join(roots), "--repair"});
-  EXPECT_EQ(1, repair.exit_status) << Describe(repair);
-  ASSERT_EQ(0, ::chmod(unlistable.c_str(), 0755));
-  // The temporary file goes with the lock held, before any listing (§1);
-  // nothing the replay found was repaired.
-  EXPECT_FALSE(env::FileExists(leftover));
-  RunResult again = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + Join(roots),
-                                   "--format=json"});
-  EXPECT_EQ(0, again.exit_status) << Describe(again);
-  EXPECT_EQ(4u, json::parse(again.out)["containers"].get<uint64_t>());
 }
 
 // metadata_read_syscalls must agree with an outside strace of the same run

@@ -1,0 +1,142 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// `kudu fs check` on container files and data dirs the tool cannot read:
+// each is a fatal problem of the report naming what could not be read
+// (§4.1, §4.4 of docs/on-disk-format.md), exit 1, never a usage error.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kudu/util/env.h"
+#include "util/kudu_subprocess.h"
+#include "util/kudu_tool_fixture.h"
+#include "util/test_macros.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace {
+
+using nlohmann::json;
+using test::Describe;
+using test::ErrorLines;
+using test::RunKudu;
+using test::RunResult;
+
+class ToolCheckUnreadableTest : public test::KuduToolTest {};
+
+TEST_F(ToolCheckUnreadableTest, UnreadableMetadataFileIsFatalNamingIt) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 3, 5);
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<std::string> names;
+  ASSERT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
+  std::sort(names.begin(), names.end());
+  std::string md;
+  for (const std::string& n : names) {
+    if (n.size() > 9 && n.substr(n.size() - 9) == ".metadata") md = env::JoinPath(root, "data/" + n);
+  }
+  ASSERT_FALSE(md.empty());
+  if (::geteuid() != 0) {
+    ASSERT_EQ(0, ::chmod(md.c_str(), 0));
+  } else {
+    // Root reads files whatever their mode: put a directory in its place,
+    // which is not a regular file (§4.1) and is never opened.
+    ASSERT_OK(env::DeleteFile(md));
+    ASSERT_EQ(0, ::mkdir(md.c_str(), 0755));
+    ASSERT_OK(test::WriteStringToFile(env::JoinPath(md, "filler"), std::string(100, 'x')));
+  }
+  RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
+  EXPECT_EQ(1, r.exit_status) << Describe(r);
+  json j = json::parse(r.out);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  ASSERT_EQ(1u, j["entries"]["corruption"].size());
+  const bool as_root = ::geteuid() == 0;
+  EXPECT_EQ(as_root ? "not_a_regular_file" : "io_error", j["entries"]["corruption"][0]["kind"]);
+  std::vector<std::string> errors = ErrorLines(r.err);
+  ASSERT_EQ(1u, errors.size()) << r.err;
+  EXPECT_NE(std::string::npos, errors[0].find(md)) << errors[0];
+  EXPECT_NE(std::string::npos,
+            errors[0].find(as_root ? md + ": not a regular file (a directory)" : "IO error"))
+      << errors[0];
+  if (::geteuid() != 0) ::chmod(md.c_str(), 0644);
+}
+
+// A data dir whose data/ cannot be listed (§4.4): a fatal entry with its
+// path and a null offset, the other dirs reported as usual, exit 1, and a
+// repair changes nothing anywhere. Root lists any directory whatever its
+// mode: as root the tool runs without the capabilities that allow it
+// (setpriv, util-linux).
+TEST_F(ToolCheckUnreadableTest, UnlistableDataDirIsFatalAndReportedByItsPath) {
+  const std::vector<std::string> roots = {tmp_.Join("a"), tmp_.Join("b")};
+  Generate(roots, 4, 5);
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string leftover = env::JoinPath(roots[0], "data/x.kudutmp.abcdef");
+  ASSERT_OK(test::WriteStringToFile(leftover, "x"));
+  const std::string unlistable = env::JoinPath(roots[1], "data");
+  ASSERT_EQ(0, ::chmod(unlistable.c_str(), 0311));  // searchable, not readable
+  auto run = [&](std::vector<std::string> args) {
+    if (::geteuid() != 0) return RunKudu(tmp_, args);
+    args.insert(args.begin(), {"--bounding-set=-dac_override,-dac_read_search", "--",
+                               test::KuduBinary()});
+    return test::RunProgram(tmp_, "/usr/bin/setpriv", args);
+  };
+  if (::geteuid() == 0 && !env::FileExists("/usr/bin/setpriv")) {
+    ::chmod(unlistable.c_str(), 0755);
+    GTEST_SKIP() << "running as root without setpriv";
+  }
+  RunResult r = run({"fs", "check", "--fs_data_dirs=" + Join(roots), "--format=json"});
+  EXPECT_EQ(1, r.exit_status) << Describe(r);
+  json j = json::parse(r.out);
+  EXPECT_FALSE(j["ok"].get<bool>());
+  const json& corruption = j["entries"]["corruption"];
+  ASSERT_EQ(1u, corruption.size()) << corruption;
+  EXPECT_EQ(unlistable, corruption[0]["path"]);
+  EXPECT_TRUE(corruption[0]["offset"].is_null());
+  EXPECT_NE(std::string::npos, corruption[0]["message"].get<std::string>().find(unlistable));
+  EXPECT_EQ(0u, j["corrupt_containers"].get<uint64_t>());
+  EXPECT_EQ(2u, j["containers"].get<uint64_t>());  // the other dir's, reported as usual
+  EXPECT_EQ(j["status"], corruption[0]["message"]);
+  std::vector<std::string> errors = ErrorLines(r.err);
+  ASSERT_EQ(1u, errors.size()) << r.err;
+  EXPECT_NE(std::string::npos, errors[0].find(unlistable)) << errors[0];
+
+  RunResult text = run({"fs", "check", "--fs_data_dirs=" + Join(roots)});
+  EXPECT_EQ(1, text.exit_status) << Describe(text);
+  EXPECT_NE(std::string::npos, text.out.find("Data dir " + unlistable + " not listed: "))
+      << text.out;
+  RunResult repair = run({"fs", "check", "--fs_data_dirs=" + Join(roots), "--repair"});
+  EXPECT_EQ(1, repair.exit_status) << Describe(repair);
+  ASSERT_EQ(0, ::chmod(unlistable.c_str(), 0755));
+  // The temporary file goes with the lock held, before any listing (§1);
+  // nothing the replay found was repaired.
+  EXPECT_FALSE(env::FileExists(leftover));
+  RunResult again = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + Join(roots),
+                                   "--format=json"});
+  EXPECT_EQ(0, again.exit_status) << Describe(again);
+  EXPECT_EQ(4u, json::parse(again.out)["containers"].get<uint64_t>());
+}
+
+}  // namespace
+}  // namespace kudu
