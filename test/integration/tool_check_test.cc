@@ -337,17 +337,9 @@ TEST_F(ToolCheckTest, FatalCorruptionGivesExitOneAndTheReport) {
   const std::string root = tmp_.Join("a");
   Generate({root}, 5, 20);
   ASSERT_FALSE(HasFatalFailure());
-  std::vector<std::string> names;
-  ASSERT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
-  std::sort(names.begin(), names.end());
-  std::string md;
-  for (const std::string& n : names) {
-    if (n.size() > 9 && n.substr(n.size() - 9) == ".metadata") {
-      md = env::JoinPath(root, "data/" + n);
-      break;
-    }
-  }
-  ASSERT_FALSE(md.empty());
+  const std::vector<std::string> mds = MetadataFiles(root);
+  ASSERT_FALSE(mds.empty());
+  const std::string md = mds.front();
   // A byte in the middle of the file: mid-file corruption.
   const uint64_t size = test::FileSizeOrDie(md);
   ASSERT_OK(test::FlipByte(md, size / 2));
@@ -389,15 +381,9 @@ TEST_F(ToolCheckTest, RepairRoundTrip) {
   const std::string root = tmp_.Join("a");
   Generate({root}, 4, 10);
   ASSERT_FALSE(HasFatalFailure());
-  std::vector<std::string> names;
-  ASSERT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
-  int torn = 0;
-  for (const std::string& n : names) {
-    if (n.size() > 9 && n.substr(n.size() - 9) == ".metadata" && torn < 2) {
-      ASSERT_OK(test::AppendZeros(env::JoinPath(root, "data/" + n), 17));
-      torn++;
-    }
-  }
+  const std::vector<std::string> mds = MetadataFiles(root);
+  ASSERT_GE(mds.size(), 2u);
+  for (size_t i = 0; i < 2; i++) ASSERT_OK(test::AppendZeros(mds[i], 17));
   // An incomplete container: a crash right after creating the data file.
   ASSERT_OK(test::WriteStringToFile(
       env::JoinPath(root, "data/" + test::ContainerIdFor(77) + ".data"), ""));

@@ -50,14 +50,9 @@ TEST_F(ToolCheckUnreadableTest, UnreadableMetadataFileIsFatalNamingIt) {
   const std::string root = tmp_.Join("a");
   Generate({root}, 3, 5);
   ASSERT_FALSE(HasFatalFailure());
-  std::vector<std::string> names;
-  ASSERT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
-  std::sort(names.begin(), names.end());
-  std::string md;
-  for (const std::string& n : names) {
-    if (n.size() > 9 && n.substr(n.size() - 9) == ".metadata") md = env::JoinPath(root, "data/" + n);
-  }
-  ASSERT_FALSE(md.empty());
+  const std::vector<std::string> mds = MetadataFiles(root);
+  ASSERT_FALSE(mds.empty());
+  const std::string md = mds.back();
   if (::geteuid() != 0) {
     ASSERT_EQ(0, ::chmod(md.c_str(), 0));
   } else {

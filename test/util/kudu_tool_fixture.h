@@ -22,9 +22,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "kudu/util/env.h"
 #include "util/kudu_subprocess.h"
 #include "util/test_util.h"
 
@@ -52,6 +54,17 @@ class KuduToolTest : public ::testing::Test {
     args.insert(args.end(), extra.begin(), extra.end());
     RunResult r = RunKudu(tmp_, args);
     ASSERT_EQ(0, r.exit_status) << Describe(r);
+  }
+  // The metadata files in `root`'s data/, full paths, sorted.
+  static std::vector<std::string> MetadataFiles(const std::string& root) {
+    std::vector<std::string> names, out;
+    const std::string data = root + "/data";
+    EXPECT_TRUE(env::ListDir(data, &names).ok()) << data;
+    std::sort(names.begin(), names.end());
+    for (const std::string& n : names) {
+      if (n.size() > 9 && n.compare(n.size() - 9, 9, ".metadata") == 0) out.push_back(data + "/" + n);
+    }
+    return out;
   }
   static std::string Join(const std::vector<std::string>& roots) {
     std::string s;
