@@ -376,6 +376,21 @@ TEST_P(MutationTest, VersionReadAsTheOtherVersion) {
   EXPECT_EQ(1u, t.header_failures);
 }
 
+// A plain file whose magic reads as an encryption header's (what an
+// encrypted file looks like to an open without a key, §5) is a bad magic:
+// a header failure at offset 0, for every strategy and the oracle alike.
+TEST_P(MutationTest, EncryptionMagicWhereThePlainMagicShouldBe) {
+  if (data_start_ != 0) GTEST_SKIP() << "plain files only";
+  Tally t;
+  std::string bytes = pristine_;
+  bytes.replace(0, 8, std::string("kuduenc\0", 8));
+  Expectation e;
+  e.kind = Expectation::kHeaderFailure;
+  e.header_offset = 0;
+  ASSERT_NO_FATAL_FAILURE(Check(bytes, e, "the encryption magic at offset 0", &t));
+  EXPECT_EQ(1u, t.header_failures);
+}
+
 TEST_P(MutationTest, EveryTruncationLength) {
   Tally t;
   const uint64_t stride = Stride();

@@ -212,12 +212,9 @@ inline std::string CompareWithOracle(const oracle::OracleResult& want, const Run
     case OracleKind::kClean: k = fs::ReplayOutcome::Kind::kClean; break;
     case OracleKind::kPartial: k = fs::ReplayOutcome::Kind::kPartialRecord; break;
     case OracleKind::kCorruption: k = fs::ReplayOutcome::Kind::kCorruption; break;
-    default: k = fs::ReplayOutcome::Kind::kIOError; break;  // kNotSupported
+    default: k = fs::ReplayOutcome::Kind::kIOError; break;
   }
   if (out.kind != k || out.offset != want.offset || out.records != want.records.size()) {
-    return pre + out.ToString();
-  }
-  if (want.kind == OracleKind::kNotSupported && !out.status.IsNotSupported()) {
     return pre + out.ToString();
   }
   // A failed replay's message names the file.

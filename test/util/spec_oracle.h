@@ -55,7 +55,7 @@
 namespace kudu {
 namespace oracle {
 
-enum class OracleKind { kClean, kPartial, kCorruption, kOpenFailed, kNotSupported };
+enum class OracleKind { kClean, kPartial, kCorruption, kOpenFailed };
 
 inline const char* OracleKindName(OracleKind k) {
   switch (k) {
@@ -63,7 +63,6 @@ inline const char* OracleKindName(OracleKind k) {
     case OracleKind::kPartial: return "partial";
     case OracleKind::kCorruption: return "corruption";
     case OracleKind::kOpenFailed: return "open_failed";
-    case OracleKind::kNotSupported: return "not_supported";
   }
   return "?";
 }
@@ -239,15 +238,9 @@ inline OracleResult OracleReplay(const std::string& file, const ServerKey* serve
   };
   if (file.size() < start + 16) return header_failure("too short for the header");
   const std::string h = r.Read(start, 16);
-  if (std::memcmp(h.data(), "kuducntr", 8) != 0) {
-    if (start == 0 && std::memcmp(h.data(), "kuduenc", 7) == 0) {
-      res.kind = OracleKind::kNotSupported;
-      res.header_failure = true;
-      res.why = "encrypted file without a key";
-      return res;
-    }
-    return header_failure("magic");
-  }
+  // An encrypted file read without a key is no exception (§5): its
+  // encryption header is where the magic should be.
+  if (std::memcmp(h.data(), "kuducntr", 8) != 0) return header_failure("magic");
   const uint32_t version = internal::Le32(h, 8);
   if (version != 1 && version != 2) return header_failure("version");
   if (version == 2 && crc::Crc32c(h.data(), 12) != internal::Le32(h, 12)) {
