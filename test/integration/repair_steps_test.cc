@@ -115,6 +115,16 @@ class RepairStepsTest : public test::PlainAndEncryptedTest {
     return n;
   }
 
+  // A repair of `roots` whose first delete of `path` fails (EIO).
+  void RepairWithADeleteFailing(const std::vector<std::string>& roots, const std::string& path,
+                                OpenResult* r) {
+    IoFaultInjector::Arm(IoOp::kDelete, 1, IoFault::kEIO, path);
+    fs::OpenBlockManager(Options(roots, true), r);
+    const bool fired = IoFaultInjector::Fired();
+    IoFaultInjector::Disarm();
+    ASSERT_TRUE(fired);
+  }
+
   // The open saw `records` in a low-live container; a writer appended
   // `appended` since. The compaction re-reads the file, sees that its live
   // set is no longer the open's, fails its step and leaves the file as it is.
@@ -180,12 +190,8 @@ TEST_P(RepairStepsTest, FailedStepStopsEverythingAfterIt) {
   OpenResult before;
   ASSERT_OK(fs::OpenBlockManager(Options(roots, false), &before));
 
-  IoFaultInjector::Arm(IoOp::kDelete, 1, IoFault::kEIO, dead.metadata_path);
   OpenResult r;
-  fs::OpenBlockManager(Options(roots, true), &r);
-  const bool fired = IoFaultInjector::Fired();
-  IoFaultInjector::Disarm();
-  ASSERT_TRUE(fired);
+  ASSERT_NO_FATAL_FAILURE(RepairWithADeleteFailing(roots, dead.metadata_path, &r));
   const fs::RepairSummary& s = r.repairs;
   ASSERT_EQ(1u, s.errors.size());
   EXPECT_EQ(dead.metadata_path, s.errors[0].path);
@@ -228,12 +234,8 @@ TEST_P(RepairStepsTest, DeadContainerWithATornTailNeverLeavesAFatalHalf) {
   ASSERT_TRUE(c->dead);
   ASSERT_TRUE(c->partial_record());
 
-  IoFaultInjector::Arm(IoOp::kDelete, 1, IoFault::kEIO, dead.metadata_path);
   OpenResult r;
-  fs::OpenBlockManager(Options(roots, true), &r);
-  const bool fired = IoFaultInjector::Fired();
-  IoFaultInjector::Disarm();
-  ASSERT_TRUE(fired);
+  ASSERT_NO_FATAL_FAILURE(RepairWithADeleteFailing(roots, dead.metadata_path, &r));
   ASSERT_EQ(1u, r.repairs.errors.size());
   EXPECT_FALSE(env::FileExists(dead.data_path));
   EXPECT_EQ(dead.record_offsets[8], test::FileSizeOrDie(dead.metadata_path));
