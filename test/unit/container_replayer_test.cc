@@ -22,6 +22,7 @@
 // decided (the mocks here) falls back on a partial record too.
 #include "kudu/fs/container_replayer.h"
 
+#include <glog/logging.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -165,6 +166,51 @@ INSTANTIATE_TEST_SUITE_P(
                     Status::Corruption("x.metadata: record at offset 1234",
                                        "body does not parse as kudu.BlockRecordPB")}),
     [](const ::testing::TestParamInfo<FailureCase>& info) { return info.param.name; });
+
+// glog's warnings about fallbacks, counted.
+class FallbackWarnings : public google::LogSink {
+ public:
+  FallbackWarnings() { google::AddLogSink(this); }
+  ~FallbackWarnings() override { google::RemoveLogSink(this); }
+  void send(google::LogSeverity severity, const char*, const char*, int, const struct ::tm*,
+            const char* message, size_t length) override {
+    const std::string m(message, length);
+    if (severity != google::GLOG_WARNING || m.find("replaying with streaming") == std::string::npos) {
+      return;
+    }
+    logged++;
+    if (m.find("further fallbacks are counted, not logged") != std::string::npos) last_says++;
+  }
+  int logged = 0;
+  int last_says = 0;
+};
+
+// Every fallback is counted, the first ten are logged (the tenth saying
+// that the rest are not): a dir whose every file fails alike does not log a
+// line per container.
+TEST(ContainerReplayerTest, OnlyTheFirstFallbacksAreLogged) {
+  test::TempDir dir;
+  const std::string path = dir.Join("c.metadata");
+  ASSERT_TRUE(test::WriteMetadataFile(path, test::MakeRecordSequence(30)).ok());
+  ASSERT_TRUE(test::FlipByte(path, test::FileSizeOrDie(path) / 2, 0x5a).ok());
+  ReplayStats stats;
+  ByteBudget budget(1 << 20);
+  ReplayPolicyOptions policy;
+  policy.choice = StrategyChoice::kInMemory;
+  ContainerReplayer replayer(policy, &budget, &stats);
+  FallbackWarnings warnings;
+  for (int i = 0; i < 25; i++) {
+    std::unique_ptr<RandomAccessFile> file;
+    ASSERT_TRUE(RandomAccessFile::Open(path, nullptr, &file).ok());
+    ContainerReplayState state(1ULL << 40, 0, 4096);
+    ContainerReplayResult r = replayer.Replay(file.get(), &state);
+    ASSERT_TRUE(r.fell_back) << i;
+    ASSERT_EQ(ReplayOutcome::Kind::kCorruption, r.outcome.kind) << i;
+  }
+  EXPECT_EQ(25u, stats.fallbacks.load());
+  EXPECT_EQ(10, warnings.logged);
+  EXPECT_EQ(1, warnings.last_says);
+}
 
 // A clean accelerated replay is final: no second pass.
 TEST(ContainerReplayerTest, CleanReplayDoesNotFallBack) {

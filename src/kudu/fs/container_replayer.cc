@@ -54,6 +54,8 @@ namespace {
 // decided from the bytes in memory, under the per-read all-zero rule. Any
 // other unclean end falls back: an I/O error may not recur (or is a window
 // too small for a record, which Streaming can read), and damage is rare.
+constexpr uint64_t kLoggedFallbacks = 10;
+
 bool IsStreamingsVerdict(const ReplayOutcome& outcome) {
   return outcome.kind == ReplayOutcome::Kind::kPartialRecord && outcome.decided_by_reader;
 }
@@ -103,10 +105,19 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
       !IsStreamingsVerdict(result.outcome)) {
     result.fell_back = true;
     result.fallback_reason = result.outcome.ToString();
-    LOG(WARNING) << "Replay of " << file->filename() << " with " << strategy->name()
-                 << " ended with " << result.fallback_reason
-                 << "; discarding its records and replaying with streaming";
-    if (stats_) stats_->Add(stats_->fallbacks, 1);
+    // The first few are logged, the rest only counted (the report has the
+    // count): a dir whose every file fails alike (an encrypted dir opened
+    // without its key, a disk gone bad) would log a line per container.
+    const uint64_t earlier =
+        stats_ ? stats_->fallbacks.fetch_add(1, std::memory_order_relaxed) : 0;
+    if (earlier < kLoggedFallbacks) {
+      LOG(WARNING) << "Replay of " << file->filename() << " with " << strategy->name()
+                   << " ended with " << result.fallback_reason
+                   << "; discarding its records and replaying with streaming"
+                   << (earlier + 1 == kLoggedFallbacks ? " (further fallbacks are counted, "
+                                                         "not logged)"
+                                                       : "");
+    }
     if (stats_) stats_->Add(stats_->records, result.outcome.records);
     state->Reset();
     result.outcome = Strategy(ReplayStrategyKind::kStreaming)->Replay(file, state);
