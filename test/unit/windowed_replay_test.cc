@@ -305,9 +305,7 @@ TEST(WindowedReplayEncryptionTest, ZeroTailsOfMixedCiphertextAndPlaintext) {
     StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, &key);
     EXPECT_EQ(expected, ref.outcome.kind) << c.name << ": " << ref.outcome.ToString();
     EXPECT_EQ(s, ref.outcome.offset) << c.name;
-    for (size_t w : {size_t{1}, size_t{64} * 1024, size_t{1} * kMiB + 1, size_t{4} * kMiB}) {
-      EXPECT_EQ("", CompareWithStreaming(path, &key, w)) << c.name << ", window " << w;
-    }
+    EXPECT_EQ("", CompareWithStreaming(path, &key, {1, 64 * 1024, kMiB + 1, 4 * kMiB})) << c.name;
   }
 }
 

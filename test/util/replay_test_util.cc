@@ -17,6 +17,8 @@
 
 #include "replay_test_util.h"
 
+#include <algorithm>
+
 #include "kudu/util/file.h"
 #include "util/test_util.h"
 
@@ -65,22 +67,39 @@ std::vector<fs::ReplayStrategyKind> KindsFor(bool encrypted) {
 
 std::string CompareWithStreaming(const std::string& path, const ServerKey* key,
                                  size_t window_bytes) {
+  return CompareWithStreaming(path, key, std::vector<size_t>{window_bytes});
+}
+
+std::string CompareWithStreaming(const std::string& path, const ServerKey* key,
+                                 const std::vector<size_t>& windows) {
   StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, key);
   struct Variant {
     fs::ReplayStrategyKind kind;
+    size_t window_bytes;
     fs::DirectReadMode direct_read;
   };
+  const bool default_window = std::find(windows.begin(), windows.end(), 4096) != windows.end();
   std::vector<Variant> variants;
   for (fs::ReplayStrategyKind kind : KindsFor(key != nullptr)) {
-    variants.push_back({kind, fs::DirectReadMode::kCold});
+    // The window is Windowed's alone; every other kind runs once.
+    if (kind == fs::ReplayStrategyKind::kWindowed) {
+      for (size_t w : windows) variants.push_back({kind, w, fs::DirectReadMode::kCold});
+      continue;
+    }
+    variants.push_back({kind, windows.front(), fs::DirectReadMode::kCold});
     const bool in_memory =
         kind == fs::ReplayStrategyKind::kInMemory || kind == fs::ReplayStrategyKind::kEncryptedInMemory;
-    if (in_memory && window_bytes == 4096) variants.push_back({kind, fs::DirectReadMode::kAlways});
+    if (in_memory && default_window) {
+      variants.push_back({kind, windows.front(), fs::DirectReadMode::kAlways});
+    }
   }
   for (const Variant& v : variants) {
-    StrategyRun run = RunStrategy(v.kind, path, key, window_bytes, v.direct_read);
-    const std::string name = std::string(ReplayStrategyName(v.kind)) +
-                             (v.direct_read == fs::DirectReadMode::kAlways ? " (direct read)" : "");
+    StrategyRun run = RunStrategy(v.kind, path, key, v.window_bytes, v.direct_read);
+    std::string name = std::string(ReplayStrategyName(v.kind)) +
+                       (v.direct_read == fs::DirectReadMode::kAlways ? " (direct read)" : "");
+    if (v.kind == fs::ReplayStrategyKind::kWindowed && windows.size() > 1) {
+      name += " (window " + std::to_string(v.window_bytes) + ")";
+    }
     if (!run.outcome.SameAs(ref.outcome)) {
       return name + " outcome '" + run.outcome.ToString() + "' differs from streaming's '" +
              ref.outcome.ToString() + "'";

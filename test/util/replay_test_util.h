@@ -68,6 +68,10 @@ std::vector<fs::ReplayStrategyKind> KindsFor(bool encrypted);
 // where the filesystem allows it).
 std::string CompareWithStreaming(const std::string& path, const ServerKey* key,
                                  size_t window_bytes = 4096);
+// The same for several windows at once: Streaming and the in-memory kind run
+// once (the window is Windowed's alone), Windowed once per window.
+std::string CompareWithStreaming(const std::string& path, const ServerKey* key,
+                                 const std::vector<size_t>& windows);
 
 }  // namespace test
 }  // namespace kudu
