@@ -54,7 +54,9 @@ TEST(BenchColdTest, ColdRunsWithEveryReadaheadMode) {
   EXPECT_TRUE(dropped || r.out.find("posix_fadvise(DONTNEED) on every file") != std::string::npos)
       << r.out;
   // What a running server keeps cached is read back after the drop, and said.
-  if (dropped) EXPECT_NE(std::string::npos, r.out.find("time zone file read back")) << r.out;
+  if (dropped) {
+    EXPECT_NE(std::string::npos, r.out.find("time zone file read back")) << r.out;
+  }
   EXPECT_NE(std::string::npos, r.out.find("seq-floor")) << r.out;
 
   std::string text;
@@ -85,7 +87,9 @@ TEST(BenchColdTest, ColdRunsWithEveryReadaheadMode) {
     }
     // Streaming with read-ahead is compared with Streaming with the same
     // read-ahead.
-    if (s["strategy_choice"] == "streaming") EXPECT_EQ(1.0, s["speedup_over_streaming"]) << name;
+    if (s["strategy_choice"] == "streaming") {
+      EXPECT_EQ(1.0, s["speedup_over_streaming"]) << name;
+    }
   }
   for (const char* n : {"auto/none", "auto/fadvise", "streaming/none", "streaming/fadvise",
                         "floor", "seq-floor"}) {

@@ -86,7 +86,9 @@ TEST(BenchServerWorkloadsTest, AfterCrashStateOpensToTheGeneratorsBlocks) {
     EXPECT_EQ(i % 2 == 0 ? "warm" : "cold", w["cache_mode"].get<std::string>()) << i;
     EXPECT_TRUE(w["live_sets_identical"].get<bool>()) << i;
     for (const json& s : w["strategies"]) {
-      if (s["kind"] == "open") EXPECT_GT(s["peak_rss_bytes"].get<uint64_t>(), 0u) << s.dump();
+      if (s["kind"] == "open") {
+        EXPECT_GT(s["peak_rss_bytes"].get<uint64_t>(), 0u) << s.dump();
+      }
     }
   }
 

@@ -364,7 +364,9 @@ TEST(DirReadaheadTest, AdvisesTheListingsHeldDescriptorsWithoutOpeningByName) {
   held.Reset(fds);
   for (size_t i = 0; i < queue.size(); i++) {
     queue[i].held = held.slot(i);
-    if (i != 3) ASSERT_EQ(0, ::unlink(queue[i].path.c_str())) << queue[i].path;
+    if (i != 3) {
+      ASSERT_EQ(0, ::unlink(queue[i].path.c_str())) << queue[i].path;
+    }
   }
   ReplayStats stats;
   fs::ReadaheadOptions ro;

@@ -50,7 +50,9 @@ void CheckAgainstModel(const std::vector<uint64_t>& ids, size_t reserve) {
     auto r = model.emplace(id, e);
     ASSERT_EQ(r.second, inserted) << "id " << id;
     // A duplicate names the container of the entry that stays.
-    if (!inserted) ASSERT_EQ(r.first->second.container, held_by) << "id " << id;
+    if (!inserted) {
+      ASSERT_EQ(r.first->second.container, held_by) << "id " << id;
+    }
   }
   ASSERT_EQ(model.size(), table.size());
   for (const auto& kv : model) {

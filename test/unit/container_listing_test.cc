@@ -189,8 +189,12 @@ TEST_F(ContainerListingTest, ContainersComeInTheOrderOfTheirStemsWhateverTheyLoo
           std::find(stems.begin(), stems.end(), c.id) - stems.begin());
       EXPECT_EQ(i % 3 != 2, c.has_data) << k;
       EXPECT_EQ(i % 3 != 1, c.has_metadata) << k;
-      if (c.has_data) EXPECT_EQ(1 + i, c.data_size) << k;
-      if (c.has_metadata) EXPECT_EQ(100 + i, c.metadata_size) << k;
+      if (c.has_data) {
+        EXPECT_EQ(1 + i, c.data_size) << k;
+      }
+      if (c.has_metadata) {
+        EXPECT_EQ(100 + i, c.metadata_size) << k;
+      }
       EXPECT_EQ(data_ + "/" + c.id, c.path) << k;
       EXPECT_EQ(data_ + "/" + c.id + ".data", c.data_path) << k;
       EXPECT_EQ(data_ + "/" + c.id + ".metadata", c.metadata_path) << k;
@@ -234,7 +238,9 @@ TEST_F(ContainerListingTest, SeveralDirsComeInDirOrder) {
       ASSERT_EQ(k / 300, c.dir_index) << k;
       EXPECT_EQ(c.dir_index + 1, c.metadata_size) << k;
       EXPECT_EQ(l.fs_block_sizes[c.dir_index], c.fs_block_size) << k;
-      if (k % 300 != 0) EXPECT_LT(l.containers[k - 1].id, c.id) << k;
+      if (k % 300 != 0) {
+        EXPECT_LT(l.containers[k - 1].id, c.id) << k;
+      }
     }
   }
   // Dirs 2 and 3 unreadable: each is a problem of its own, in dir order

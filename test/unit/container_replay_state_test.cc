@@ -87,7 +87,9 @@ TEST_P(ContainerReplayStateMalformedTest, IsReportedSkippedAndNotFatal) {
   EXPECT_EQ(offset, s.malformed()[0].record_offset);
   EXPECT_EQ(c.live_after, s.live_count());
   // A malformed CREATE does not count towards the max id.
-  if (c.records.size() == 1) EXPECT_FALSE(s.has_max_block_id());
+  if (c.records.size() == 1) {
+    EXPECT_FALSE(s.has_max_block_id());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

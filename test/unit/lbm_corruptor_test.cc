@@ -331,7 +331,9 @@ TEST_P(LbmCorruptorTest, ExtraSpaceKindsAllocateSpaceAndKeepTheLiveSet) {
     const bool expected =
         allocated > static_cast<uint64_t>(static_cast<double>(c->live_bytes_aligned) * 1.1);
     EXPECT_EQ(expected, c->extra_space) << DamageName(inj.damage);
-    if (expected) EXPECT_EQ(allocated - c->live_bytes_aligned, c->excess_bytes);
+    if (expected) {
+      EXPECT_EQ(allocated - c->live_bytes_aligned, c->excess_bytes);
+    }
   }
   // 16 KiB preallocated beside at most 30 small blocks is past the slack.
   EXPECT_TRUE(Find(r, made[0].container)->extra_space);
