@@ -31,7 +31,7 @@ PACKAGES=(
   libbenchmark-dev
   nlohmann-json3-dev
   libabsl-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev lld
   strace gnuplot-nox python3
 )
 
