@@ -38,10 +38,12 @@ fi
 
 # Line tables are all a test run needs from debug info (sanitizer reports
 # name functions and lines); full -g costs gcc a third more compile time.
-DEBUG_INFO=(-DKUDU_DEBUG_INFO=-g1)
+# The unity build of the library, the kudu program and the test helpers
+# parses their shared headers once per batch instead of once per file.
+BUILD_OPTS=(-DKUDU_DEBUG_INFO=-g1 -DKUDU_UNITY_BUILD=ON)
 
 echo "=== Release build and tests"
-bash scripts/build.sh build "${DEBUG_INFO[@]}"
+bash scripts/build.sh build "${BUILD_OPTS[@]}"
 (cd build && ctest --output-on-failure -j"$JOBS")
 
 if [[ "${SKIP_SANITIZERS:-0}" == "1" ]]; then
@@ -54,7 +56,7 @@ echo "=== ASan + UBSan build (clang, with the libFuzzer targets) and tests"
 # library and test is compiled with ASan + UBSan (UB is fatal), and the
 # fuzz targets link libFuzzer on top. This saves a whole build in CI.
 export CC=clang CXX=clang++
-bash scripts/build.sh build-fuzz -DKUDU_FUZZ=ON "${DEBUG_INFO[@]}"
+bash scripts/build.sh build-fuzz -DKUDU_FUZZ=ON "${BUILD_OPTS[@]}"
 (cd build-fuzz && "${NORAND[@]}" ctest --output-on-failure -j"$JOBS")
 
 echo "=== bounded differential fuzzing (${FUZZ_SECONDS:-20} s per target)"
@@ -77,5 +79,5 @@ if [[ ${#tsan_targets[@]} -eq 0 ]]; then
   echo "no tests match '$TSAN_PATTERN'; TSan run skipped"
   exit 0
 fi
-NINJA_TARGETS="${tsan_targets[*]}" bash scripts/build.sh build-tsan -DKUDU_SANITIZE=tsan "${DEBUG_INFO[@]}"
+NINJA_TARGETS="${tsan_targets[*]}" bash scripts/build.sh build-tsan -DKUDU_SANITIZE=tsan "${BUILD_OPTS[@]}"
 (cd build-tsan && "${NORAND[@]}" ctest --output-on-failure -j"$JOBS" -R "$TSAN_PATTERN")

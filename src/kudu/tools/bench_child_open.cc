@@ -38,6 +38,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kudu/fs/metadata_readahead.h"
+#include "kudu/fs/replay_stats.h"
 #include "kudu/tools/tool_action.h"
 #include "kudu/tools/tool_flags.h"
 #include "kudu/util/encryption.h"
@@ -56,7 +57,6 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kKinds = static_cast<int>(fs::ReplayStrategyKind::kNumKinds);
 
 // Flags the child gets from the parent's command line as they are; the rest
 // are the target's (dirs, key, limits) or the bench's own.
@@ -107,7 +107,7 @@ std::vector<std::string> ChildArgs(const BenchTarget& target,
 
 json MetricsJson(const RunMetrics& m) {
   json by = json::array();
-  for (int k = 0; k < kKinds; k++) by.push_back(m.containers_by_strategy[k]);
+  for (int k = 0; k < fs::ReplayCounters::kKinds; k++) by.push_back(m.containers_by_strategy[k]);
   return json{{"wall_s", m.wall_s},
               {"user_s", m.user_s},
               {"sys_s", m.sys_s},
@@ -144,7 +144,7 @@ Status MetricsFromJson(const json& j, RunMetrics* m) {
     m->records = j.at("records").get<uint64_t>();
     m->fallbacks = j.at("fallbacks").get<uint64_t>();
     const json& by = j.at("containers_by_strategy");
-    for (int k = 0; k < kKinds && k < static_cast<int>(by.size()); k++) {
+    for (int k = 0; k < fs::ReplayCounters::kKinds && k < static_cast<int>(by.size()); k++) {
       m->containers_by_strategy[k] = by[k].get<uint64_t>();
     }
     m->budget_waits = j.at("budget_waits").get<uint64_t>();

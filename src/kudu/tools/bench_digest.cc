@@ -67,10 +67,9 @@ std::string LiveSetDigest::ToString() const {
          " containers";
 }
 
-namespace {
-
 // Accumulates entries in any order: each entry is hashed on its own, and
 // the entry hashes are combined by sum and xor, which do not depend on order.
+// Not file-local: GeneratedDigester::Impl holds one.
 class SetDigester {
  public:
   void Add(uint64_t id, uint64_t container_hash, uint64_t offset, uint64_t length) {
@@ -87,6 +86,8 @@ class SetDigester {
   uint64_t sum_ = 0;
   uint64_t xor_ = 0;
 };
+
+namespace {
 
 uint64_t HashString(const std::string& s) {
   Fnv64 h;

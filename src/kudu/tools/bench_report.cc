@@ -28,6 +28,7 @@
 #include <sstream>
 #include <thread>
 
+#include "kudu/fs/replay_stats.h"
 #include "kudu/tools/bench_scaling.h"
 #include "kudu/tools/bench_upstream2026.h"
 
@@ -37,7 +38,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr int kKinds = static_cast<int>(fs::ReplayStrategyKind::kNumKinds);
 // Before any lock or replay, an open with a server key reads the first
 // bytes of one metadata file to recognise a wrong key (fs/key_probe.h):
 // one read per open of a healthy encrypted state, not per container.
@@ -82,7 +82,7 @@ ojson DigestJson(const LiveSetDigest& d) {
 
 ojson ByStrategyJson(const RunMetrics& m) {
   ojson by = ojson::object();
-  for (int k = 0; k < kKinds; k++) {
+  for (int k = 0; k < fs::ReplayCounters::kKinds; k++) {
     by[ReplayStrategyName(static_cast<fs::ReplayStrategyKind>(k))] = m.containers_by_strategy[k];
   }
   return by;

@@ -400,7 +400,7 @@ int RunBench(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-[[maybe_unused]] const bool registered = RegisterToolAction(
+[[maybe_unused]] const bool bench_registered = RegisterToolAction(
     {"fs", "bench",
      "measure the block manager open strategy by strategy (streaming, inmemory, auto, "
      "windowed) against the read-and-CRC floor, on the reference workloads or on "

@@ -274,7 +274,7 @@ int RunGenerate(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-[[maybe_unused]] const bool registered = RegisterToolAction(ToolAction{
+[[maybe_unused]] const bool generate_registered = RegisterToolAction(ToolAction{
     "fs", "generate",
     "Write a realistic on-disk state through the server's own block writer",
     &RunGenerate,

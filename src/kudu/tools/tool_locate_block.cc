@@ -87,7 +87,7 @@ int RunLocateBlock(const std::vector<std::string>& args) {
   return FinishOutput(&out, missing > 0 ? kExitInconsistent : kExitOk);
 }
 
-[[maybe_unused]] const bool registered = RegisterToolAction(ToolAction{
+[[maybe_unused]] const bool locate_block_registered = RegisterToolAction(ToolAction{
     "fs", "locate_block", "Print the data file that holds each given block",
     &RunLocateBlock, FsFlags(), "<block id>...",
     "Opens every data dir as server startup does (read-only) and prints, for each block id "

@@ -277,7 +277,7 @@ int RunPbcDump(const std::vector<std::string>& args) {
   return FinishOutput(&out, kExitOk);
 }
 
-[[maybe_unused]] const bool registered = RegisterToolAction(ToolAction{
+[[maybe_unused]] const bool pbc_registered = RegisterToolAction(ToolAction{
     "pbc", "dump", "Dump a PBC (protobuf container) file",
     &RunPbcDump,
     {"oneline", "json", "json_pretty", "debug", "server_key_hex", "server_key_test_provider_hex"},
