@@ -29,7 +29,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
-bash scripts/build.sh build
+# The benchmarked binary is always built the same way: file by file, full
+# debug info (scripts/test.sh builds the same tree as a unity build with -g1).
+bash scripts/build.sh build -DKUDU_UNITY_BUILD=OFF -DKUDU_DEBUG_INFO=-g
 
 KUDU=build/bin/kudu
 echo "=== $KUDU fs bench --bench_json_out=build/bench.json $*"
