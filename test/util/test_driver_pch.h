@@ -15,10 +15,10 @@
 // specific language governing permissions and limitations
 // under the License.
 
-// The headers most test drivers parse, precompiled once per build for all of
-// them (CMakeLists.txt): gtest, gmock and nlohmann/json are most of a
-// driver's front-end time, and CI builds the drivers twice (gcc, clang).
-// Drivers still include what they use; this only makes it cheaper.
+// The headers most test drivers parse, precompiled once per clang build for
+// all of them (CMakeLists.txt): gtest, gmock and nlohmann/json are most of a
+// driver's front-end time. Drivers still include what they use; this only
+// makes it cheaper, and a gcc build does without it.
 #pragma once
 
 #include <algorithm>
