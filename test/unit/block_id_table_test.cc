@@ -105,6 +105,19 @@ TEST(BlockIdTableTest, ReservedUpFrontAndExceeded) {
   CheckAgainstModel(ids, 40000);
 }
 
+// Tables of a server's size keep their arrays in page memory of their own
+// (util/page_memory.h): a key array of 2 MiB and more from the start, then
+// grown past it, with the ids of interleaved containers and duplicates.
+TEST(BlockIdTableTest, TablesInPageMemoryReservedAndGrown) {
+  BlockIdTable table;
+  table.Reserve(200000);
+  ASSERT_GE(table.capacity() * sizeof(uint64_t), kHugePageBytes);
+  std::vector<uint64_t> ids;
+  for (uint64_t i = 0; i < 400000; i++) ids.push_back((i % 4) << 40 | i / 4);
+  for (uint64_t i = 0; i < 1000; i++) ids.push_back(ids[i * 97]);
+  CheckAgainstModel(ids, 200000);
+}
+
 // Patterns that defeat weak hashes: ids that differ only in high bits, in
 // multiples of the run length, of powers of two and of the table size;
 // whole runs present; interleaved containers; random ids; and duplicates.

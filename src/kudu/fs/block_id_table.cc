@@ -36,7 +36,9 @@ const BlockMapEntry* BlockIdTable::Find(uint64_t id, uint64_t run_hash) const {
 void BlockIdTable::Reserve(size_t n, bool touch) {
   if (keys_ == nullptr || MaxSizeFor(capacity_) < n) {
     Rehash(std::max(SlotsFor(n), capacity_));
-    if (touch) PrefaultForWrite(values_.get(), capacity_ * sizeof(PackedEntry));
+    if (touch && !AllocatedPresent<PackedEntry>(capacity_)) {
+      PrefaultForWrite(values_.get(), capacity_ * sizeof(PackedEntry));
+    }
   }
 }
 
@@ -53,10 +55,14 @@ void BlockIdTable::Rehash(size_t slots) {
   Array<PackedEntry> old_values = std::move(values_);
   const size_t old_capacity = capacity_;
   keys_ = Allocate<uint64_t>(slots);
-  // Only the keys are initialised: the value array's pages are first
-  // touched by the inserts that fill them.
+  // Only the keys are initialised: an entry is first written by the insert
+  // that fills it (a smaller value array's pages are faulted in by
+  // Reserve's touch or by those inserts).
   values_ = Allocate<PackedEntry>(slots);
-  std::memset(keys_.get(), 0xff, slots * sizeof(uint64_t));  // every key kEmpty
+  // Every key kEmpty. A key array too small for page memory of its own is
+  // made present first: one call where the memset would fault page by page.
+  if (!AllocatedPresent<uint64_t>(slots)) PrefaultForWrite(keys_.get(), slots * sizeof(uint64_t));
+  std::memset(keys_.get(), 0xff, slots * sizeof(uint64_t));
   capacity_ = slots;
   max_size_ = MaxSizeFor(slots);
   // Entries move packed as they are: the side map is keyed by id, not by

@@ -53,6 +53,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "kudu/util/mix64.h"
+#include "kudu/util/page_memory.h"
 
 namespace kudu {
 namespace fs {
@@ -235,15 +236,34 @@ class BlockIdTable {
   // two): allocated without constructing, the keys then set to kEmpty and
   // an entry read only where its key says one was written, so a new table
   // costs the key array's initialisation, not a pass over every entry too.
+  // An array of kHugePageBytes or more is page memory of its own (huge
+  // pages where allowed, present from the start): a server-scale table is
+  // hundreds of MiB written at random.
   static constexpr std::align_val_t kAlign{64};
   struct RawDelete {
-    void operator()(void* p) const { ::operator delete(p, kAlign); }
+    RawDelete() : bytes(0) {}
+    explicit RawDelete(size_t n) : bytes(n) {}
+    size_t bytes;
+    void operator()(void* p) const {
+      if (bytes >= kHugePageBytes) {
+        PageMemoryFree(p, bytes);
+      } else {
+        ::operator delete(p, kAlign);
+      }
+    }
   };
   template <typename T>
   using Array = std::unique_ptr<T[], RawDelete>;
   template <typename T>
   static Array<T> Allocate(size_t n) {
-    return Array<T>(static_cast<T*>(::operator new(n * sizeof(T), kAlign)));
+    const size_t bytes = n * sizeof(T);
+    void* p = bytes >= kHugePageBytes ? PageMemoryAllocate(bytes) : ::operator new(bytes, kAlign);
+    return Array<T>(static_cast<T*>(p), RawDelete{bytes});
+  }
+  // Whether an array of `n` T is present from its allocation.
+  template <typename T>
+  static bool AllocatedPresent(size_t n) {
+    return n * sizeof(T) >= kHugePageBytes;
   }
 
   Array<uint64_t> keys_;

@@ -17,14 +17,11 @@
 
 #include "kudu/fs/whole_file_read.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <new>
 
 #include "kudu/util/file.h"
-#include "kudu/util/prefault.h"
+#include "kudu/util/page_memory.h"
 
 namespace kudu {
 namespace fs {
@@ -59,23 +56,18 @@ constexpr std::align_val_t kReadBufferAlignment{RandomAccessFile::kDirectReadAli
 
 void ReadBufferDelete::operator()(uint8_t* p) const {
   if (bytes >= kReleasedReadBufferBytes) {
-    // Only whole pages inside the buffer: the allocator's own bookkeeping
-    // is outside it. Its contents are dead.
-    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
-    const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) / page * page;
-    if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+    PageMemoryFree(p, bytes);
+  } else {
+    ::operator delete[](p, kReadBufferAlignment);
   }
-  ::operator delete[](p, kReadBufferAlignment);
 }
 
 AlignedBytes AllocateReadBuffer(size_t capacity) {
-  AlignedBytes buf(new (kReadBufferAlignment) uint8_t[capacity], ReadBufferDelete{capacity});
-  // A large buffer's pages went back to the kernel when the last one was
-  // freed: one madvise makes them present, instead of a page fault per
-  // 4 KiB inside the read that fills them.
-  if (capacity >= kReleasedReadBufferBytes) PrefaultForWrite(buf.get(), capacity);
-  return buf;
+  if (capacity >= kReleasedReadBufferBytes) {
+    return AlignedBytes(static_cast<uint8_t*>(PageMemoryAllocate(capacity)),
+                        ReadBufferDelete{capacity});
+  }
+  return AlignedBytes(new (kReadBufferAlignment) uint8_t[capacity], ReadBufferDelete{capacity});
 }
 
 namespace {

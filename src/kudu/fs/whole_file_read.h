@@ -59,17 +59,17 @@ const char* DirectReadModeName(DirectReadMode mode);
 // anyway, which the cache check would find.
 constexpr uint64_t kMinDirectReadBytes = 256 * 1024;
 
-// A replay buffer: bytes aligned for O_DIRECT, from the aligned operator new
-// (so allocators and heap accounting see them like any buffer), not
-// zero-initialised.
+// A replay buffer: bytes aligned for O_DIRECT, not zero-initialised; a
+// small one from the aligned operator new, a large one page memory of its
+// own (util/page_memory.h).
 //
 // A large one's pages go back to the kernel when it is freed: the
 // allocator would keep them for its next use, and with several replay
 // threads each freeing a file and reading one of another size, those kept
 // pages added up to half again what the threads held at once
 // (docs/benchmarks.md, "Latest figures", memory that follows live
-// blocks). The next buffer in that range faults its pages in afresh,
-// which a large file's parse dwarfs.
+// blocks). The next large buffer is mapped afresh, present before the read
+// fills it, in huge pages where they are allowed.
 constexpr size_t kReleasedReadBufferBytes = 4 << 20;
 struct ReadBufferDelete {
   size_t bytes = 0;  // the capacity allocated

@@ -1,0 +1,47 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// Memory for a large array that is written all over as soon as it is
+// allocated: the block map's tables and large metadata read buffers.
+#pragma once
+
+#include <cstddef>
+
+namespace kudu {
+
+// The transparent huge page size of x86-64 and of arm64 with 4 KiB pages.
+constexpr size_t kHugePageBytes = 2 << 20;
+
+// Returns `bytes` (> 0) of writable memory from the aligned operator new (so
+// that the allocator's statistics and heap accounting see it like any
+// allocation), every page present, its contents unspecified. Throws
+// std::bad_alloc as operator new does. Free it with PageMemoryFree(), which
+// gives its pages back to the kernel at once: an allocator would keep them
+// for its next use, and with several replay threads each freeing a buffer
+// and allocating one of another size, kept pages add up to far more than
+// the threads hold at once.
+//
+// With --log_container_metadata_replay_huge_pages, and for 2 MiB or more,
+// the memory is 2 MiB-aligned and advised for transparent huge pages
+// (MADV_HUGEPAGE) before it is made present: one fault per 2 MiB instead of
+// 512, and one TLB entry where 512 were, for arrays then written at random
+// (the block map's inserts). Where the kernel has no transparent huge
+// pages, or finds none free, the pages are small, as without the flag.
+void* PageMemoryAllocate(size_t bytes);
+void PageMemoryFree(void* p, size_t bytes);
+
+}  // namespace kudu
