@@ -58,7 +58,7 @@ void ExpectSame(const Model& model, const LiveBlockSet& set) {
   // What the merge takes: every live block by ascending id, no tombstone,
   // whichever representation; the set is empty afterwards.
   LiveBlockSet taken = set;
-  std::vector<LiveBlock> blocks = taken.TakeSorted();
+  LiveBlocks blocks = taken.TakeSorted();
   ASSERT_EQ(expected.size(), blocks.size());
   for (size_t i = 0; i < blocks.size(); i++) {
     EXPECT_EQ(expected[i].first, blocks[i].id);
@@ -81,7 +81,7 @@ TEST(LiveBlockSetTest, TakeSortedHoldsAboutItsLiveBlocks) {
       ASSERT_TRUE(set.Erase(id, &erased));
     }
   }
-  std::vector<LiveBlock> blocks = set.TakeSorted();
+  LiveBlocks blocks = set.TakeSorted();
   ASSERT_EQ(10u, blocks.size());
   EXPECT_EQ(100u, blocks.front().id);
   EXPECT_LE(blocks.capacity(), 10u + 64);
@@ -90,7 +90,7 @@ TEST(LiveBlockSetTest, TakeSortedHoldsAboutItsLiveBlocks) {
   LiveBlockSet full;
   full.Reserve(10000);
   for (uint64_t id = 1; id <= 9990; id++) ASSERT_TRUE(full.Insert(id, {0, 1}));
-  std::vector<LiveBlock> taken = full.TakeSorted();
+  LiveBlocks taken = full.TakeSorted();
   EXPECT_EQ(9990u, taken.size());
   EXPECT_EQ(10000u, taken.capacity());
 }
@@ -235,6 +235,35 @@ TEST(LiveBlockSetTest, TombstonesAreDroppedWhenTheyOutnumberLiveBlocks) {
   EXPECT_TRUE(set.hashed());
   EXPECT_EQ(5002u, set.size());
   EXPECT_EQ((BlockLocation{7, 7}), *set.Find(2));
+}
+
+// A large container's live blocks are page memory (huge pages where
+// allowed): searched at random by its DELETEs, compacted, revived and
+// handed to the merge like any other.
+TEST(LiveBlockSetTest, LargeContainersLiveInPageMemory) {
+  LiveBlockSet set;
+  Model model;
+  constexpr uint64_t kIds = 300000;  // 7 MiB of slots
+  set.Reserve(kIds);
+  for (uint64_t i = 0; i < kIds; i++) {
+    ASSERT_TRUE(set.Insert(100 + 4 * i, {static_cast<int64_t>(i), 1}));
+    model[100 + 4 * i] = {static_cast<int64_t>(i), 1};
+  }
+  BlockLocation erased;
+  for (uint64_t i = 0; i < kIds; i += 3) {  // a third deleted, in a scattered order
+    const uint64_t id = 100 + 4 * ((i * 7919) % kIds);
+    ASSERT_EQ(model.count(id) == 1, set.Erase(id, &erased));
+    model.erase(id);
+  }
+  const uint64_t revived = 100 + 4 * ((3 * 7919) % kIds);  // deleted above
+  ASSERT_EQ(0u, model.count(revived));
+  ASSERT_TRUE(set.Insert(revived, {5, 5}));
+  model[revived] = {5, 5};
+  EXPECT_FALSE(set.hashed());
+  ExpectSame(model, set);
+  LiveBlocks blocks = set.TakeSorted();
+  ASSERT_EQ(model.size(), blocks.size());
+  EXPECT_EQ(0u, reinterpret_cast<uintptr_t>(blocks.data()) % kHugePageBytes);
 }
 
 // Random operation streams, from mostly ascending (what a server writes) to

@@ -40,14 +40,14 @@ void ConflictLog::Record(std::vector<BlockMap::Rejected>* rejected) {
   rejected->clear();
 }
 
-void ThreadMerge::Queue(uint32_t index, std::vector<LiveBlock> blocks) {
+void ThreadMerge::Queue(uint32_t index, LiveBlocks blocks) {
   if (containers_ != nullptr) {
     map_->NoteReplayed(EstimatedCreateRecords(MetadataPayloadBytes((*containers_)[index])),
                        blocks.size());
   }
   if (blocks.empty()) return;
   pending_.push_back(std::move(blocks));
-  const std::vector<LiveBlock>& b = pending_.back();
+  const LiveBlocks& b = pending_.back();
   items_.AddSorted(index, b.data(), b.size());
   if (items_.size() >= kFlushBlocks) Flush();
 }

@@ -80,7 +80,7 @@ class ThreadMerge {
 
   // Queues the live blocks (ascending ids) of container `index`, whose
   // replay has ended; inserts the batch once it is large enough.
-  void Queue(uint32_t index, std::vector<LiveBlock> blocks);
+  void Queue(uint32_t index, LiveBlocks blocks);
   // The thread's last batch, once it has no container left.
   void Finish(FinalMerges* final_merges);
 
@@ -93,7 +93,7 @@ class ThreadMerge {
   BlockMap::Batch items_;
   // The containers' live blocks the batch points into, kept until it is
   // inserted.
-  std::vector<std::vector<LiveBlock>> pending_;
+  std::vector<LiveBlocks> pending_;
   std::vector<BlockMap::Rejected> rejected_;
 };
 

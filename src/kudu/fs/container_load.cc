@@ -258,7 +258,7 @@ bool ApplyClass(const ContainerReplayState& state, const ClassificationRules& ru
 }
 
 // The live blocks (ascending ids) that do not start on a block boundary.
-std::vector<LiveBlock> MisalignedBlocks(const std::vector<LiveBlock>& live,
+std::vector<LiveBlock> MisalignedBlocks(const LiveBlocks& live,
                                         uint64_t fs_block_size) {
   std::vector<LiveBlock> out;
   const uint64_t bs = fs_block_size ? fs_block_size : 4096;
@@ -290,7 +290,7 @@ bool WillReplay(const ContainerInfo& c) {
   return IncompleteBySize(FactsOf(c)) == IncompleteReason::kNone && c.has_metadata;
 }
 
-std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
+LiveBlocks LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
                                      const ServerKey* key, const ClassificationRules& rules,
                                      ContainerReplayer* replayer) {
   // Found fatal while listing (a container file that is not a regular file):
@@ -334,7 +334,7 @@ std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, int* hel
   KeepCounts(state, c);
   // Blocks of a failed container are merged too: the map is not published
   // then, but a duplicate id is still worth reporting.
-  std::vector<LiveBlock> live = state.TakeLiveBlocks();
+  LiveBlocks live = state.TakeLiveBlocks();
   c->misaligned_blocks = MisalignedBlocks(live, c->fs_block_size);
   return live;
 }

@@ -56,7 +56,7 @@ bool WillReplay(const ContainerInfo& c);
 // metadata_files; a descriptor there is the metadata file, which is then
 // taken (the slot set to -1) instead of opened by name. `key`: the server
 // key, null for plain dirs.
-std::vector<LiveBlock> LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
+LiveBlocks LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
                                      const ServerKey* key, const ClassificationRules& rules,
                                      ContainerReplayer* replayer);
 

@@ -88,7 +88,7 @@ class ContainerReplayState : public BlockRecordSink {
   // The live blocks by ascending id, moved out for the merge once the replay
   // has ended: live_blocks() is empty afterwards; the counters below keep
   // their values.
-  std::vector<LiveBlock> TakeLiveBlocks() { return live_.TakeSorted(); }
+  LiveBlocks TakeLiveBlocks() { return live_.TakeSorted(); }
   const std::vector<MalformedRecord>& malformed() const { return malformed_; }
 
   uint64_t live_count() const { return live_.size(); }

@@ -162,8 +162,8 @@ std::vector<std::pair<uint64_t, BlockLocation>> LiveBlockSet::SortedEntries() co
   return out;
 }
 
-std::vector<LiveBlock> LiveBlockSet::TakeSorted() {
-  std::vector<LiveBlock> out;
+LiveBlocks LiveBlockSet::TakeSorted() {
+  LiveBlocks out;
   if (hashed_) {
     out.reserve(map_.size());
     for (const auto& kv : map_) out.push_back(LiveBlock{kv.first, kv.second});

@@ -39,6 +39,8 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "kudu/util/page_memory.h"
+
 namespace kudu {
 namespace fs {
 
@@ -52,6 +54,9 @@ struct LiveBlock {
   uint64_t id;
   BlockLocation loc;
 };
+// A container's live blocks: a large container's are megabytes searched at
+// random by its DELETE records, in page memory from kHugePageBytes.
+using LiveBlocks = std::vector<LiveBlock, PageMemoryAllocator<LiveBlock>>;
 
 class LiveBlockSet {
  public:
@@ -104,7 +109,7 @@ class LiveBlockSet {
   // is instead of copying it. Its capacity is cut to about its size: the
   // vector waits for the merge, and room reserved for the CREATE records
   // (or left by deleted blocks) would otherwise be held per container.
-  std::vector<LiveBlock> TakeSorted();
+  LiveBlocks TakeSorted();
 
   // Whether the set left the sorted vector for the hash map, and how many
   // entries it holds, tombstones included (statistics, tests).
@@ -133,7 +138,7 @@ class LiveBlockSet {
   bool hashed_ = false;
   size_t live_ = 0;
   size_t tombstones_ = 0;  // slots of sorted_ that are not live
-  std::vector<Slot> sorted_;  // strictly ascending ids while !hashed_
+  LiveBlocks sorted_;  // strictly ascending ids while !hashed_
   absl::flat_hash_map<uint64_t, BlockLocation> map_;
 };
 

@@ -47,14 +47,14 @@ uintptr_t PageSize() {
 
 }  // namespace
 
-void* PageMemoryAllocate(size_t bytes) {
+void* PageMemoryAllocate(size_t bytes, bool present) {
   void* p = ::operator new(bytes, kAlignment);
   if (FLAGS_log_container_metadata_replay_huge_pages && bytes >= kHugePageBytes) {
     // Only whole 2 MiB can be huge pages; the advice is refused (EINVAL)
     // where the kernel has none, and the pages are then small.
     ::madvise(p, bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);
   }
-  PrefaultForWrite(p, bytes);
+  if (present) PrefaultForWrite(p, bytes);
   return p;
 }
 

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 namespace kudu {
 
@@ -41,7 +42,37 @@ constexpr size_t kHugePageBytes = 2 << 20;
 // 512, and one TLB entry where 512 were, for arrays then written at random
 // (the block map's inserts). Where the kernel has no transparent huge
 // pages, or finds none free, the pages are small, as without the flag.
-void* PageMemoryAllocate(size_t bytes);
+//
+// `present` false: the pages are left to the writes that reach them (with
+// huge pages, one fault per 2 MiB), for an array whose tail may never be
+// written (a vector's spare capacity).
+void* PageMemoryAllocate(size_t bytes, bool present = true);
 void PageMemoryFree(void* p, size_t bytes);
+
+// A std::allocator for vectors that grow large and are then read and
+// written at random: page memory (not made present) from kHugePageBytes,
+// the default allocator below.
+template <typename T>
+struct PageMemoryAllocator {
+  using value_type = T;
+  PageMemoryAllocator() = default;
+  template <typename U>
+  PageMemoryAllocator(const PageMemoryAllocator<U>&) {}  // NOLINT: rebinding converts implicitly
+  T* allocate(size_t n) {
+    if (n * sizeof(T) >= kHugePageBytes) {
+      return static_cast<T*>(PageMemoryAllocate(n * sizeof(T), /*present=*/false));
+    }
+    return std::allocator<T>().allocate(n);
+  }
+  void deallocate(T* p, size_t n) {
+    if (n * sizeof(T) >= kHugePageBytes) {
+      PageMemoryFree(p, n * sizeof(T));
+    } else {
+      std::allocator<T>().deallocate(p, n);
+    }
+  }
+  friend bool operator==(const PageMemoryAllocator&, const PageMemoryAllocator&) { return true; }
+  friend bool operator!=(const PageMemoryAllocator&, const PageMemoryAllocator&) { return false; }
+};
 
 }  // namespace kudu
