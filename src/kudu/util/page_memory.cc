@@ -37,14 +37,7 @@ DEFINE_bool(log_container_metadata_replay_huge_pages, true,
 namespace kudu {
 
 namespace {
-
 constexpr std::align_val_t kAlignment{kHugePageBytes};
-
-uintptr_t PageSize() {
-  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  return page;
-}
-
 }  // namespace
 
 void* PageMemoryAllocate(size_t bytes, bool present) {
@@ -62,8 +55,9 @@ void PageMemoryFree(void* p, size_t bytes) {
   if (p == nullptr) return;
   // Only whole pages inside the array: the allocator's own bookkeeping is
   // outside it. Its contents are dead.
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
-  const uintptr_t end = (begin + bytes) / PageSize() * PageSize();
+  const uintptr_t end = (begin + bytes) / page * page;
   if (end > begin) ::madvise(p, end - begin, MADV_DONTNEED);
   // The advice stays with the address range, which the allocator hands out
   // again: a smaller array there would get a huge page past its end, and
