@@ -142,7 +142,10 @@ TEST_F(PageMemoryTest, FreedPagesAreNotResident) {
     if (::mincore(p, n, v.data()) != 0 && errno == ENOMEM) continue;
     size_t resident = 0;
     for (unsigned char c : v) resident += c & 1;
-    EXPECT_EQ(0u, resident) << "huge " << huge;
+    // The allocator may write its bookkeeping into the first bytes of the
+    // block it got back (glibc's free list, ASan's quarantine): a page or
+    // two, of the 2,048 that were written.
+    EXPECT_LE(resident, 2u) << "huge " << huge;
   }
 }
 
