@@ -235,9 +235,13 @@ TEST_P(GeneratedOpenTest, OpensToTheGeneratedLiveSet) {
       EXPECT_EQ(gen.containers, rp["containers_by_strategy"][inmem].get<uint64_t>());
       EXPECT_GT(rp["peak_buffer_bytes"].get<uint64_t>(), 0u);
       // One read of the whole file per container (+ the header read of an
-      // encrypted file), plus a probe or two for the key check.
+      // encrypted file), plus a probe or two for the key check. The read
+      // asks the page cache first (RWF_NOWAIT); a file not all cached,
+      // which a machine under load may have evicted or still be writing
+      // back, takes a second read, counted as a cache probe miss.
       EXPECT_LE(rp["metadata_read_syscalls"].get<uint64_t>(),
-                gen.containers * (gc.encrypted ? 2 : 1) + 2);
+                gen.containers * (gc.encrypted ? 2 : 1) +
+                    r.replay.cache_probe_misses + 2);
     }
     for (const char* t : {"wall_s", "user_s", "sys_s"}) EXPECT_TRUE(j["timing"][t].is_number());
 
