@@ -88,6 +88,35 @@ class PageMemoryTest : public ::testing::Test {
   const bool saved_ = FLAGS_log_container_metadata_replay_huge_pages;
 };
 
+// An array ends on a whole huge page where that adds at most a quarter of
+// its bytes, and only with the flag: the rounding's table.
+TEST_F(PageMemoryTest, WholeHugePagesWhereTheyCostAtMostAQuarter) {
+  constexpr size_t kMiB = 1 << 20;
+  struct Case {
+    size_t bytes;
+    size_t with_flag;
+  };
+  const Case cases[] = {
+      {1, 1},
+      {kHugePageBytes - 1, kHugePageBytes - 1},     // small pages only
+      {kHugePageBytes, kHugePageBytes},             // whole already
+      {kHugePageBytes + 1, kHugePageBytes + 1},     // would almost double
+      {3 * kMiB, 3 * kMiB},                         // a third more: kept as it is
+      {3 * kMiB + kMiB / 8, 3 * kMiB + kMiB / 8},   // 28 % more: kept
+      {3 * kMiB + kMiB / 4, 4 * kMiB},              // 23 % more: rounded
+      {5 * kMiB, 6 * kMiB},                         // a fifth
+      {7 * kMiB, 8 * kMiB},
+      {10 * kMiB + 1, 12 * kMiB},
+      {100 * kMiB + 1, 102 * kMiB},
+  };
+  for (const Case& c : cases) {
+    FLAGS_log_container_metadata_replay_huge_pages = true;
+    EXPECT_EQ(c.with_flag, PageMemoryWholeHugePages(c.bytes)) << c.bytes;
+    FLAGS_log_container_metadata_replay_huge_pages = false;
+    EXPECT_EQ(c.bytes, PageMemoryWholeHugePages(c.bytes)) << c.bytes;
+  }
+}
+
 // Present from the start, writable, aligned for huge pages, of every size
 // the open asks for (below a huge page, whole ones, and a ragged tail).
 TEST_F(PageMemoryTest, PresentWritableAndAligned) {

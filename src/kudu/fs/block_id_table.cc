@@ -45,12 +45,19 @@ void BlockIdTable::Reserve(size_t n, bool touch) {
 uint64_t BlockIdTable::bytes() const {
   // The side map's slots and their control bytes.
   const uint64_t side = unpacked_.capacity() * (sizeof(std::pair<uint64_t, Location>) + 1);
-  return static_cast<uint64_t>(capacity_) * kSlotBytes + side;
+  return keys_.get_deleter().bytes + values_.get_deleter().bytes + side;
 }
 
 void BlockIdTable::Grow() { Rehash(keys_ == nullptr ? SlotsFor(0) : 2 * capacity_); }
 
+size_t BlockIdTable::SlotsInWholePages(size_t slots) {
+  const size_t keys = PageMemoryWholeHugePages(slots * sizeof(uint64_t)) / sizeof(uint64_t);
+  const size_t values = PageMemoryWholeHugePages(slots * sizeof(PackedEntry)) / sizeof(PackedEntry);
+  return std::max(slots, std::min(keys, values) / kRun * kRun);
+}
+
 void BlockIdTable::Rehash(size_t slots) {
+  slots = SlotsInWholePages(slots);
   Array<uint64_t> old_keys = std::move(keys_);
   Array<PackedEntry> old_values = std::move(values_);
   const size_t old_capacity = capacity_;

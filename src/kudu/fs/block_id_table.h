@@ -125,7 +125,11 @@ class BlockIdTable {
   // Bytes allocated for the slots and the side map (statistics).
   uint64_t bytes() const;
   // Bytes a table reserved for `n` ids allocates (with no side map).
-  static uint64_t BytesFor(size_t n) { return static_cast<uint64_t>(SlotsFor(n)) * kSlotBytes; }
+  static uint64_t BytesFor(size_t n) {
+    const size_t slots = SlotsFor(n);
+    return PageMemoryWholeHugePages(slots * sizeof(uint64_t)) +
+           PageMemoryWholeHugePages(slots * sizeof(PackedEntry));
+  }
 
   // fn(id, entry) for every id, in no particular order.
   template <typename Fn>
@@ -152,7 +156,6 @@ class BlockIdTable {
   static constexpr int kFieldBits = 48;
   static constexpr uint64_t kFieldMask = (uint64_t{1} << kFieldBits) - 1;
   static constexpr uint64_t kUnpacked = kFieldMask;
-  static constexpr uint64_t kSlotBytes = sizeof(uint64_t) + sizeof(PackedEntry);
   static_assert(sizeof(PackedEntry) == 16, "two words, four to a cache line");
   static_assert(std::is_trivially_copyable<PackedEntry>::value, "written without construction");
 
@@ -229,6 +232,10 @@ class BlockIdTable {
     }
   }
   void Grow();
+  // At least `slots`, and as many more as the arrays' whole huge pages hold
+  // anyway (PageMemoryWholeHugePages): used, they lower the load instead of
+  // lying idle.
+  static size_t SlotsInWholePages(size_t slots);
   void Rehash(size_t slots);
   bool InsertEmptyKey(const BlockMapEntry& entry, uint32_t* held_by);
 
@@ -237,8 +244,9 @@ class BlockIdTable {
   // an entry read only where its key says one was written, so a new table
   // costs the key array's initialisation, not a pass over every entry too.
   // An array of kHugePageBytes or more is page memory of its own (huge
-  // pages where allowed, present from the start): a server-scale table is
-  // hundreds of MiB written at random.
+  // pages where allowed, present from the start, and where that costs at
+  // most a quarter more, whole huge pages to its end): a server-scale table
+  // is hundreds of MiB written at random.
   static constexpr std::align_val_t kAlign{64};
   struct RawDelete {
     RawDelete() : bytes(0) {}
@@ -256,7 +264,7 @@ class BlockIdTable {
   using Array = std::unique_ptr<T[], RawDelete>;
   template <typename T>
   static Array<T> Allocate(size_t n) {
-    const size_t bytes = n * sizeof(T);
+    const size_t bytes = PageMemoryWholeHugePages(n * sizeof(T));
     void* p = bytes >= kHugePageBytes ? PageMemoryAllocate(bytes) : ::operator new(bytes, kAlign);
     return Array<T>(static_cast<T*>(p), RawDelete{bytes});
   }

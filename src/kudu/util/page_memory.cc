@@ -51,6 +51,12 @@ void* PageMemoryAllocate(size_t bytes, bool present) {
   return p;
 }
 
+size_t PageMemoryWholeHugePages(size_t bytes) {
+  if (!FLAGS_log_container_metadata_replay_huge_pages || bytes < kHugePageBytes) return bytes;
+  const size_t whole = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  return whole - bytes <= bytes / 4 ? whole : bytes;
+}
+
 void PageMemoryFree(void* p, size_t bytes) {
   if (p == nullptr) return;
   // Only whole pages inside the array: the allocator's own bookkeeping is

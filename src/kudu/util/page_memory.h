@@ -49,6 +49,16 @@ constexpr size_t kHugePageBytes = 2 << 20;
 void* PageMemoryAllocate(size_t bytes, bool present = true);
 void PageMemoryFree(void* p, size_t bytes);
 
+// What to allocate for an array of `bytes` that is written all over: with
+// huge pages (the flag above) and from 2 MiB, `bytes` rounded up to whole
+// 2 MiB when that adds at most a quarter; otherwise `bytes`. Only whole
+// 2 MiB can be a huge page: an array's last partial 2 MiB is small pages,
+// each faulted in on its own, and in a virtual machine whose guest page
+// tables are shadowed each first write to a small page traps to the host as
+// well (10-19 us a page where measured, docs/benchmarks.md). The bound
+// keeps the spare bytes a small share of the array.
+size_t PageMemoryWholeHugePages(size_t bytes);
+
 // A std::allocator for vectors that grow large and are then read and
 // written at random: page memory (not made present) from kHugePageBytes,
 // the default allocator below.
