@@ -300,7 +300,7 @@ TEST(DirReadaheadTest, AdvisesAtMostHalfTheBudgetAheadAndEveryPositionOnce) {
     fs::ReadaheadOptions ro;
     ro.mode = ReadaheadMode::kFadvise;
     ro.containers_per_thread = 16;
-    fs::DirReadahead ra(ro, queue, 2, &budget, &stats);
+    fs::DirReadahead ra(ro, queue, 2, 2, &budget, &stats);
     ASSERT_EQ(ReadaheadMode::kFadvise, ra.mode());
     ra.Claim(0);
     ra.Claim(1);
@@ -333,7 +333,7 @@ TEST(DirReadaheadTest, MissingAndShrunkFiles) {
   fs::ReadaheadOptions ro;
   ro.mode = ReadaheadMode::kFadvise;
   ro.containers_per_thread = 8;
-  fs::DirReadahead ra(ro, queue, 1, &budget, &stats);
+  fs::DirReadahead ra(ro, queue, 1, 1, &budget, &stats);
   for (size_t k = 0; k < queue.size(); k++) ra.Claim(k);
   EXPECT_EQ(1u, stats.readahead_failed.load());
   EXPECT_EQ(4u, stats.readahead_files.load());  // 1, 3, 4, 5 (0 is the first wave)
@@ -372,7 +372,7 @@ TEST(DirReadaheadTest, AdvisesTheListingsHeldDescriptorsWithoutOpeningByName) {
   fs::ReadaheadOptions ro;
   ro.mode = ReadaheadMode::kFadvise;
   ro.containers_per_thread = 8;
-  fs::DirReadahead ra(ro, queue, 1, nullptr, &stats);
+  fs::DirReadahead ra(ro, queue, 1, 1, nullptr, &stats);
   for (size_t k = 0; k < queue.size(); k++) ra.Claim(k);
   EXPECT_EQ(6u, stats.readahead_files.load());  // 1-7 but 5 (0 is the first wave)
   EXPECT_EQ(1u, stats.readahead_failed.load());
@@ -397,7 +397,7 @@ TEST(DirReadaheadTest, NothingAheadWhileEveryWholeFileReadFoundItsFileCached) {
   ro.containers_per_thread = 1;  // two threads: two positions ahead of a claim
   for (auto turn_cold : {&ReplayStats::cache_probe_misses, &ReplayStats::direct_reads}) {
     ReplayStats stats;
-    fs::DirReadahead ra(ro, queue, 2, nullptr, &stats);
+    fs::DirReadahead ra(ro, queue, 2, 2, nullptr, &stats);
     ra.Claim(0);  // the first wave, before any read: 2 and 3 advised
     ra.Claim(1);
     EXPECT_EQ(2u, stats.readahead_files.load());
@@ -416,7 +416,7 @@ TEST(DirReadaheadTest, NothingAheadWhileEveryWholeFileReadFoundItsFileCached) {
   }
   {
     ReplayStats stats;  // one of the first wave's reads done: too early to tell
-    fs::DirReadahead ra(ro, queue, 2, nullptr, &stats);
+    fs::DirReadahead ra(ro, queue, 2, 2, nullptr, &stats);
     ra.Claim(0);
     ra.Claim(1);
     stats.Add(stats.cache_probe_hits, 1);
@@ -425,10 +425,29 @@ TEST(DirReadaheadTest, NothingAheadWhileEveryWholeFileReadFoundItsFileCached) {
   }
   {
     ReplayStats stats;  // no whole-file reads at all (Streaming)
-    fs::DirReadahead ra(ro, queue, 2, nullptr, &stats);
+    fs::DirReadahead ra(ro, queue, 2, 2, nullptr, &stats);
     for (size_t k = 0; k < queue.size(); k++) ra.Claim(k);
     EXPECT_EQ(queue.size() - 2, stats.readahead_files.load());
   }
+}
+
+// A first wave of one of four threads (the other three held while the open
+// looks warm, ReplayThreadGate): the positions they would have claimed at
+// once are not theirs yet, so the first claim reads them ahead too.
+TEST(DirReadaheadTest, ReadsAheadFromTheEndOfTheFirstWave) {
+  test::TempDir tmp;
+  std::vector<fs::DirReadahead::Entry> queue;
+  std::vector<std::string> contents;
+  ASSERT_NO_FATAL_FAILURE(WriteFiles(tmp, 12, &queue, &contents));
+  fs::ReadaheadOptions ro;
+  ro.mode = ReadaheadMode::kFadvise;
+  ro.containers_per_thread = 1;  // four threads: four positions ahead of a claim
+  ReplayStats stats;
+  fs::DirReadahead ra(ro, queue, 4, 1, nullptr, &stats);
+  ra.Claim(0);
+  EXPECT_EQ(4u, stats.readahead_files.load());  // 1 to 4
+  EXPECT_EQ(queue[1].bytes + queue[2].bytes + queue[3].bytes + queue[4].bytes,
+            stats.readahead_bytes.load());
 }
 
 // A tight budget, many threads, read-ahead on: the open never holds more

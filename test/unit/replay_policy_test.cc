@@ -250,6 +250,54 @@ TEST(ReplayPolicyTest, ReadaheadBytes) {
   }
 }
 
+// How many of a dir's replay threads start at once: its share of the CPUs,
+// rounded up, at least one and at most its threads.
+TEST(ReplayPolicyTest, FirstWaveThreads) {
+  struct {
+    int threads, cpus;
+    size_t dirs;
+    int want;
+  } rows[] = {
+      {8, 2, 1, 2},    // the bench machine, one dir
+      {8, 2, 2, 1},    // two dirs share two CPUs
+      {8, 2, 3, 1},    // never none
+      {8, 32, 12, 3},  // a server: 32 CPUs over 12 dirs, rounded up
+      {8, 64, 1, 8},   // never more than the pool
+      {3, 2, 1, 2},
+      {1, 16, 1, 1},
+      {8, 0, 1, 1},    // an unknown CPU count counts as one
+      {8, 4, 0, 4},    // no dir with work: as if one
+  };
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.want, ChooseFirstWaveThreads(r.threads, r.cpus, r.dirs))
+        << r.threads << " threads, " << r.cpus << " cpus, " << r.dirs << " dirs";
+  }
+}
+
+// When the cache probes say the page cache is warm: enough hits, fewer than
+// one miss in eight; no probes is not warm.
+TEST(ReplayPolicyTest, ProbesLookWarm) {
+  struct {
+    uint64_t hits, misses, min_hits;
+    bool want;
+  } rows[] = {
+      {0, 0, 0, false},   // no probe at all (Streaming, Windowed)
+      {0, 0, 1, false},
+      {1, 0, 1, true},    // the first read found its file cached
+      {1, 0, 2, false},   // not a first wave of them yet
+      {2, 0, 2, true},
+      {0, 1, 1, false},   // a cold open's first read
+      {7, 1, 1, false},   // one in eight
+      {8, 1, 1, true},    // one in nine
+      {70, 10, 8, false},
+      {71, 10, 8, true},
+  };
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.want, ProbesLookWarm(r.hits, r.misses, r.min_hits))
+        << r.hits << " hits, " << r.misses << " misses, at least " << r.min_hits;
+  }
+}
+
 TEST(ReplayPolicyTest, ParsesStrategyNames) {
   StrategyChoice c;
   ASSERT_TRUE(ParseStrategyChoice("auto", &c).ok());

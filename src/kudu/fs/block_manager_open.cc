@@ -34,7 +34,9 @@
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/final_merges.h"
 #include "kudu/fs/open_progress.h"
+#include "kudu/fs/replay_policy.h"
 #include "kudu/fs/replay_stats.h"
+#include "kudu/fs/replay_thread_gate.h"
 #include "kudu/util/byte_budget.h"
 #include "kudu/util/process_cpu_times.h"
 #include "kudu/util/flag_validators.h"
@@ -43,7 +45,10 @@
 DEFINE_int32(fs_max_thread_count_per_data_dir, 8,
              "Threads per data dir that replay container metadata when the block manager "
              "opens. Each data dir has its own pool, so one slow disk does not hold up the "
-             "others; within a dir, more threads overlap I/O waits with parsing.");
+             "others; within a dir, more threads overlap I/O waits with parsing. While the "
+             "metadata is found in the page cache (a warm restart) each dir runs only its "
+             "share of the machine's CPUs of them: the replay is then CPU-bound and more "
+             "threads would only take turns. All of them run once a read misses the cache.");
 DEFINE_validator(fs_max_thread_count_per_data_dir, &kudu::flags::ValidateThreadCount);
 DEFINE_double(log_container_live_metadata_before_compact_ratio, 0.50,
               "A full log block container whose live/total block ratio is at or below this "
@@ -57,6 +62,7 @@ namespace fs {
 BlockManagerOpenOptions::BlockManagerOpenOptions()
     : encrypt_data_at_rest(FLAGS_encrypt_data_at_rest),
       threads_per_dir(FLAGS_fs_max_thread_count_per_data_dir),
+      cpus(static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
       max_container_size(FLAGS_log_container_max_size),
       max_container_blocks(FLAGS_log_container_max_blocks),
       live_ratio_before_compact(FLAGS_log_container_live_metadata_before_compact_ratio) {
@@ -98,11 +104,17 @@ struct DirWork {
   std::atomic<size_t> cursor{0};
   std::unique_ptr<DirReadahead> readahead;  // null: none
   int threads = 0;
+  // Threads that start at once; the gate holds the others back while the
+  // open looks warm.
+  int first_wave = 0;
+  std::unique_ptr<ReplayThreadGate> gate;
+  std::unique_ptr<ThreadPool> pool;  // the first wave
+  std::unique_ptr<ThreadPool> rest;  // the others, once the gate opens
 };
 
-// The body of one replay pool thread: claims the dir's containers one at a
-// time, loads each and queues its blocks for the merge, then takes part in
-// the final merges until every thread has finished.
+// The body of a replay pool thread of a dir: claims the dir's containers one
+// at a time, loads each and queues its blocks for the merge, then takes part
+// in the final merges until every thread has finished.
 void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* containers,
                      DirWork* work, FinalMerges* final_merges) {
   ContainerReplayer replayer(shared->opts.policy, &shared->budget, &shared->stats,
@@ -110,7 +122,14 @@ void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* contai
   ThreadMerge merge(shared->map.get(), &shared->conflicts, containers);
   while (true) {
     const size_t k = work->cursor.fetch_add(1);
-    if (k >= work->queue.size()) break;
+    if (k >= work->queue.size()) {
+      // Threads still held back are not needed: nothing waits for them.
+      const int dismissed = work->gate->Dismiss();
+      final_merges->Withdraw(static_cast<size_t>(dismissed));
+      shared->progress->ThreadDone(static_cast<size_t>(dismissed));
+      shared->stats.Add(shared->stats.replay_threads_held_back, static_cast<uint64_t>(dismissed));
+      break;
+    }
     const uint32_t index = work->queue[k];
     if (work->readahead != nullptr) work->readahead->Claim(k);
     ContainerInfo* c = &(*containers)[index];
@@ -118,6 +137,15 @@ void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* contai
                                      shared->metadata_files->slot(index), shared->key,
                                      shared->rules, &replayer));
     shared->progress->ContainerDone();
+    // Misses in any dir open every dir's gate: a dir's own probes are not
+    // counted apart, and holding threads back is only worth it when the
+    // whole open is warm.
+    if (work->gate->closed() &&
+        !ProbesLookWarm(shared->stats.cache_probe_hits.load(),
+                        shared->stats.cache_probe_misses.load() + shared->stats.direct_reads.load(),
+                        /*min_hits=*/1)) {
+      work->gate->Open();
+    }
   }
   merge.Finish(final_merges);
   shared->progress->ThreadDone();
@@ -146,8 +174,9 @@ std::unique_ptr<DirReadahead> MakeReadahead(SharedOpenState* shared,
     }
     queue.push_back(std::move(e));
   }
-  return std::unique_ptr<DirReadahead>(new DirReadahead(
-      opts.readahead, std::move(queue), work.threads, &shared->budget, &shared->stats));
+  return std::unique_ptr<DirReadahead>(new DirReadahead(opts.readahead, std::move(queue),
+                                                      work.threads, work.first_wave,
+                                                      &shared->budget, &shared->stats));
 }
 
 // Splits the containers by dir and sizes each dir's pool.
@@ -158,10 +187,13 @@ std::vector<std::unique_ptr<DirWork>> PlanDirs(SharedOpenState* shared,
   for (uint32_t i = 0; i < containers.size(); i++) {
     dirs[containers[i].dir_index]->queue.push_back(i);
   }
+  const size_t dirs_with_work = static_cast<size_t>(
+      std::count_if(dirs.begin(), dirs.end(), [](const auto& w) { return !w->queue.empty(); }));
   for (auto& w : dirs) {
     if (w->queue.empty()) continue;
     w->threads = std::max(1, std::min<int>(shared->opts.threads_per_dir,
                                            static_cast<int>(w->queue.size())));
+    w->first_wave = ChooseFirstWaveThreads(w->threads, shared->opts.cpus, dirs_with_work);
     w->readahead = MakeReadahead(shared, containers, *w);
   }
   return dirs;
@@ -172,26 +204,35 @@ std::vector<std::unique_ptr<DirWork>> PlanDirs(SharedOpenState* shared,
 // Returns the read-ahead mode that ran.
 ReadaheadMode ReplayAllDirs(SharedOpenState* shared, std::vector<ContainerInfo>* containers) {
   std::vector<std::unique_ptr<DirWork>> dirs = PlanDirs(shared, *containers);
-  size_t replay_threads = 0;
+  size_t replay_threads = 0, first_wave = 0;
   ReadaheadMode ran = ReadaheadMode::kNone;
   for (const auto& w : dirs) {
     replay_threads += w->threads;
+    first_wave += w->first_wave;
     if (w->readahead != nullptr) ran = w->readahead->mode();
   }
   // Every replay thread's last merge, shared with the threads that have
   // finished: the slowest thread's last container is the tail of the open.
   FinalMerges final_merges(shared->map.get(), replay_threads);
-  std::vector<std::unique_ptr<ThreadPool>> pools;
+  auto start = [shared, containers, &final_merges](DirWork* work, const std::string& name,
+                                                   int threads, std::unique_ptr<ThreadPool>* pool) {
+    pool->reset(new ThreadPool(name, threads));
+    for (int t = 0; t < threads; t++) {
+      (*pool)->Submit([shared, containers, work, &final_merges] {
+        RunReplayThread(shared, containers, work, &final_merges);
+      });
+    }
+  };
   for (size_t d = 0; d < dirs.size(); d++) {
     DirWork* work = dirs[d].get();
     if (work->threads == 0) continue;
-    pools.emplace_back(new ThreadPool("replay-dir-" + std::to_string(d), work->threads));
-    for (int t = 0; t < work->threads; t++) {
-      pools.back()->Submit(
-          [shared, containers, work, &final_merges] {
-            RunReplayThread(shared, containers, work, &final_merges);
-          });
-    }
+    const std::string name = "replay-dir-" + std::to_string(d);
+    // Opened by a first-wave thread, which is still running then: the main
+    // thread sees `rest` once the first wave's pool is done.
+    work->gate.reset(new ReplayThreadGate(work->threads, work->first_wave, [=] {
+      start(work, name + "-rest", work->threads - work->first_wave, &work->rest);
+    }));
+    start(work, name, work->first_wave, &work->pool);
   }
   // The block map's memory, allocated and touched by this thread while the
   // replay threads wait for their first reads, not before they start (it
@@ -202,11 +243,15 @@ ReadaheadMode ReplayAllDirs(SharedOpenState* shared, std::vector<ContainerInfo>*
   // read after a reboot (glibc stats /etc/localtime), which would otherwise
   // delay every replay.
   LOG(INFO) << "Opening " << shared->total << " log block containers in "
-            << shared->opts.data_dirs.size() << " data dirs (" << shared->opts.threads_per_dir
-            << " threads per dir, replay strategy " << StrategyChoiceName(shared->opts.policy.choice)
-            << ")";
+            << shared->opts.data_dirs.size() << " data dirs (" << replay_threads
+            << " replay threads, " << first_wave
+            << " while the page cache looks warm; replay strategy "
+            << StrategyChoiceName(shared->opts.policy.choice) << ")";
   shared->progress->Run(replay_threads);
-  for (auto& p : pools) p->Wait();
+  for (auto& w : dirs) {
+    if (w->pool != nullptr) w->pool->Wait();
+    if (w->rest != nullptr) w->rest->Wait();
+  }
   // Every position was claimed: the read-aheads end here, before the budget
   // and stats they use go away.
   dirs.clear();
@@ -297,7 +342,8 @@ void LogOpenSummary(const OpenResult& result, const OpenTotals& t) {
             << " readahead_files=" << st.readahead_files
             << " readahead_bytes=" << st.readahead_bytes
             << " direct_reads=" << st.direct_reads << " cached_whole_reads=" << st.cache_probe_hits
-            << " uncached_whole_reads=" << st.cache_probe_misses;
+            << " uncached_whole_reads=" << st.cache_probe_misses
+            << " replay_threads_held_back=" << st.replay_threads_held_back;
 }
 
 void Repair(const ServerKey* key, ReplayStats* stats, OpenResult* result) {
@@ -396,7 +442,7 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
   // threads than cores would only queue.
   const int stat_threads = static_cast<int>(std::min<uint64_t>(
       static_cast<uint64_t>(opts.threads_per_dir) * opts.data_dirs.size(),
-      std::max(1u, std::thread::hardware_concurrency())));
+      static_cast<uint64_t>(std::max(1, opts.cpus))));
   ContainerListing listing;
   Status s = ListDataDirs(opts.data_dirs, block_sizes, result->encrypted, stat_threads, &listing,
                           &result->prepared->data_dir_names,

@@ -89,6 +89,11 @@ struct BlockManagerOpenOptions {
   // --encrypt_data_at_rest: an open without any key is a usage error (§5).
   bool encrypt_data_at_rest;
   int threads_per_dir;
+  // CPUs the open may use (std::thread::hardware_concurrency()): while the
+  // page cache looks warm each dir runs only its share of them as replay
+  // threads (ChooseFirstWaveThreads), and the listing stats on at most
+  // this many threads.
+  int cpus;
   ReplayPolicyOptions policy;
   // Read-ahead across each dir's containers (fs/metadata_readahead.h).
   ReadaheadOptions readahead;

@@ -54,5 +54,12 @@ void FinalMerges::Finish(BlockMap::Batch* batch, std::vector<BlockMap::Rejected>
   }
 }
 
+void FinalMerges::Withdraw(size_t threads) {
+  if (threads == 0) return;
+  std::lock_guard<std::mutex> l(mu_);
+  unfinished_threads_ -= threads;
+  cv_.notify_all();
+}
+
 }  // namespace fs
 }  // namespace kudu

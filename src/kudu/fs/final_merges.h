@@ -59,6 +59,10 @@ class FinalMerges {
   // thread inserted (its own batch's or another's) go to `*rejected`.
   void Finish(BlockMap::Batch* batch, std::vector<BlockMap::Rejected>* rejected);
 
+  // `threads` of those counted will not call Finish (replay threads that
+  // were never needed, ReplayThreadGate): Finish stops waiting for them.
+  void Withdraw(size_t threads);
+
  private:
   struct Published {
     BlockMap::Batch* batch;

@@ -171,6 +171,7 @@ json ReplayJson(const ReplayStatsSnapshot& s) {
               {"records", s.records},
               {"budget_waits", s.budget_waits},
               {"budget_wait_timeouts", s.budget_wait_timeouts},
+              {"replay_threads_held_back", s.replay_threads_held_back},
               {"peak_buffer_bytes", s.peak_buffer_bytes},
               {"memory_budget_bytes", s.memory_budget_bytes}};
 }

@@ -84,15 +84,15 @@ void Count(ReplayStats* stats, std::atomic<uint64_t> ReplayStats::*counter, uint
 }  // namespace
 
 DirReadahead::DirReadahead(const ReadaheadOptions& opts, std::vector<Entry> queue, int threads,
-                           ByteBudget* budget, ReplayStats* stats)
+                           int first_wave, ByteBudget* budget, ReplayStats* stats)
     : mode_(opts.containers_per_thread == 0 ? ReadaheadMode::kNone : opts.mode),
       queue_(std::move(queue)),
       window_(static_cast<size_t>(std::max(1, threads)) * opts.containers_per_thread),
       max_bytes_ahead_(budget != nullptr ? budget->total() / 2 : UINT64_MAX),
       stats_(stats) {
-  // The pool's first wave claims positions [0, threads) at once: reading
+  // The pool's first wave claims positions [0, first_wave) at once: reading
   // them ahead would only race their own reads.
-  first_ahead_ = std::min(queue_.size(), static_cast<size_t>(std::max(1, threads)));
+  first_ahead_ = std::min(queue_.size(), static_cast<size_t>(std::max(1, first_wave)));
   advised_ = first_ahead_;
   prefix_.resize(queue_.size() + 1, 0);
   for (size_t i = 0; i < queue_.size(); i++) prefix_[i + 1] = prefix_[i] + queue_[i].bytes;
@@ -110,9 +110,9 @@ size_t DirReadahead::HorizonAfter(size_t k) const {
 
 bool DirReadahead::LooksWarm() const {
   if (stats_ == nullptr) return false;
-  const uint64_t hits = stats_->cache_probe_hits.load();
-  const uint64_t misses = stats_->cache_probe_misses.load() + stats_->direct_reads.load();
-  return hits >= first_ahead_ && misses * 8 < hits + misses;
+  return ProbesLookWarm(stats_->cache_probe_hits.load(),
+                        stats_->cache_probe_misses.load() + stats_->direct_reads.load(),
+                        first_ahead_);
 }
 
 void DirReadahead::Claim(size_t k) {

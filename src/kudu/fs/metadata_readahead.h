@@ -96,10 +96,11 @@ class DirReadahead {
   };
 
   // `queue`: the dir's metadata files in the order the replay threads claim
-  // them. `budget` (may be null) bounds the bytes read ahead; `stats` may be
-  // null.
+  // them; `threads` of them, the first `first_wave` at once (the others
+  // start when the open turns out cold: ReplayThreadGate). `budget` (may be
+  // null) bounds the bytes read ahead; `stats` may be null.
   DirReadahead(const ReadaheadOptions& opts, std::vector<Entry> queue, int threads,
-               ByteBudget* budget, ReplayStats* stats);
+               int first_wave, ByteBudget* budget, ReplayStats* stats);
   DirReadahead(const DirReadahead&) = delete;
   DirReadahead& operator=(const DirReadahead&) = delete;
 
@@ -116,14 +117,12 @@ class DirReadahead {
   size_t HorizonAfter(size_t k) const;
   void FadviseUpTo(size_t k);
   // Whether the open's whole-file reads so far, a first wave of them at
-  // least, found their files in the page cache, all but fewer than one in
-  // eight (stats_'s cache probes; a read past the cache is a miss): then
-  // the next files are most likely cached as well, and advising them would
-  // cost an open, an fadvise and a close each for nothing. Not "all": a
-  // cached read is now and then refused (RWF_NOWAIT gives up on a page it
-  // would have to wait for), and a cold open misses nearly every time.
-  // Misses turn read-ahead back on from the next claim; an open whose
-  // strategies do not probe (Streaming, Windowed) always reads ahead.
+  // least, found the page cache warm (ProbesLookWarm over stats_'s cache
+  // probes; a read past the cache is a miss): then the next files are most
+  // likely cached as well, and advising them would cost an fadvise (or an
+  // open, an fadvise and a close) each for nothing. Misses turn read-ahead
+  // back on from the next claim; an open whose strategies do not probe
+  // (Streaming, Windowed) always reads ahead.
   bool LooksWarm() const;
 
   const ReadaheadMode mode_;

@@ -62,9 +62,9 @@ void OpenProgress::ContainerDone() {
   }
 }
 
-void OpenProgress::ThreadDone() {
+void OpenProgress::ThreadDone(size_t threads) {
   std::lock_guard<std::mutex> l(mu_);
-  finished_threads_++;
+  finished_threads_ += threads;
   cv_.notify_one();
 }
 

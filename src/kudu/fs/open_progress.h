@@ -44,9 +44,10 @@ class OpenProgress {
   // from `stats`.
   OpenProgress(uint64_t total, uint64_t every, const ReplayStats* stats);
 
-  // Replay threads: one more container done; this thread has finished.
+  // Replay threads: one more container done; this thread (or `threads`
+  // threads that never started) has finished.
   void ContainerDone();
-  void ThreadDone();
+  void ThreadDone(size_t threads = 1);
 
   // The open's thread: writes the lines until `threads` replay threads have
   // called ThreadDone.

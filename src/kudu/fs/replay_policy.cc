@@ -200,5 +200,15 @@ uint64_t ChooseReadaheadBytes(const ReplayPolicyOptions& opts, uint64_t file_siz
   return std::min(file_size, header_bytes + window);
 }
 
+int ChooseFirstWaveThreads(int threads, int cpus, size_t dirs_with_work) {
+  const int64_t dirs = static_cast<int64_t>(std::max<size_t>(dirs_with_work, 1));
+  const int64_t per_dir = (std::max(cpus, 1) + dirs - 1) / dirs;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, per_dir)));
+}
+
+bool ProbesLookWarm(uint64_t hits, uint64_t misses, uint64_t min_hits) {
+  return hits >= std::max<uint64_t>(min_hits, 1) && misses * 8 < hits + misses;
+}
+
 }  // namespace fs
 }  // namespace kudu

@@ -109,5 +109,21 @@ constexpr uint64_t kReadaheadBytesWithoutWindow = 128 << 10;
 uint64_t ChooseReadaheadBytes(const ReplayPolicyOptions& opts, uint64_t file_size,
                               uint64_t header_bytes);
 
+// How many of a dir's `threads` replay threads start at once: a warm open
+// (metadata in the page cache) is CPU-bound, and threads beyond the `cpus`
+// the open's `dirs_with_work` dirs share only take turns (each switch a
+// wake-up and a reschedule). The rest are held until an open turns out not
+// to be warm (ProbesLookWarm): then every thread runs, to overlap I/O waits.
+// At least one, at most `threads`.
+int ChooseFirstWaveThreads(int threads, int cpus, size_t dirs_with_work);
+
+// Whether the whole-file reads so far found the page cache warm, from their
+// cache probes (`hits`: every byte cached; `misses`: not, or read past the
+// cache): at least `min_hits` hits, and fewer than one miss in eight. Not
+// "all": a cached read is now and then refused (RWF_NOWAIT gives up on a
+// page it would have to wait for), while a cold open misses nearly always.
+// No probes at all (Streaming and Windowed do not probe) is not warm.
+bool ProbesLookWarm(uint64_t hits, uint64_t misses, uint64_t min_hits);
+
 }  // namespace fs
 }  // namespace kudu

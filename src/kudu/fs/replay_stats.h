@@ -51,6 +51,10 @@ namespace fs {
 //   cache_probe_hits, cache_probe_misses
 //                           whole-file reads through the page cache that
 //                           found every byte cached, and those that did not
+//   replay_threads_held_back
+//                           replay threads that never ran: the page cache
+//                           looked warm until every container was claimed
+//                           (ReplayThreadGate)
 #define KUDU_REPLAY_COUNTERS(X) \
   X(fallbacks)                  \
   X(metadata_read_syscalls)     \
@@ -63,7 +67,8 @@ namespace fs {
   X(readahead_failed)           \
   X(direct_reads)               \
   X(cache_probe_hits)           \
-  X(cache_probe_misses)
+  X(cache_probe_misses)         \
+  X(replay_threads_held_back)
 
 struct ReplayCounters {
   static constexpr int kKinds = static_cast<int>(ReplayStrategyKind::kNumKinds);

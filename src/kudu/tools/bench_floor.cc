@@ -22,6 +22,8 @@
 #include <memory>
 #include <mutex>
 
+#include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/replay_policy.h"
 #include "kudu/util/crc32c.h"
 #include "kudu/util/file.h"
 #include "kudu/util/thread_pool.h"
@@ -73,7 +75,7 @@ class FloorFileReader {
 }  // namespace
 
 Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
-                    int threads_per_dir, RunMetrics* m) {
+                    int threads_per_dir, bool warm, RunMetrics* m) {
   std::vector<std::vector<const MetadataFileRef*>> by_dir(num_dirs);
   for (const MetadataFileRef& f : files) by_dir[f.dir_index].push_back(&f);
   std::atomic<uint64_t> reads{0}, bytes{0};
@@ -81,14 +83,19 @@ Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
   std::mutex err_mu;
   Status first_error;
 
+  const size_t dirs_with_work = static_cast<size_t>(std::count_if(
+      by_dir.begin(), by_dir.end(), [](const auto& d) { return !d.empty(); }));
+  const int cpus = fs::BlockManagerOpenOptions().cpus;
+
   BenchStopwatch sw;
   {
     std::vector<std::unique_ptr<ThreadPool>> pools;
     std::vector<std::unique_ptr<std::atomic<size_t>>> cursors;
     for (size_t d = 0; d < by_dir.size(); d++) {
       if (by_dir[d].empty()) continue;
-      const int threads =
+      int threads =
           std::max(1, std::min<int>(threads_per_dir, static_cast<int>(by_dir[d].size())));
+      if (warm) threads = fs::ChooseFirstWaveThreads(threads, cpus, dirs_with_work);
       pools.emplace_back(new ThreadPool("bench-floor-" + std::to_string(d), threads));
       cursors.emplace_back(new std::atomic<size_t>(0));
       const std::vector<const MetadataFileRef*>* work = &by_dir[d];

@@ -50,8 +50,11 @@ class BenchStopwatch {
 // per-dir thread pools as the open, without parsing. For encrypted files the
 // bytes are ciphertext (the floor does not decrypt). Cold, this is the device
 // floor of the open: the same files read in parallel with its thread count.
+// `warm`: the files are in the page cache, and each dir runs only the
+// threads a warm open runs (fs::ChooseFirstWaveThreads), which is also the
+// faster floor there.
 Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
-                    int threads_per_dir, RunMetrics* m);
+                    int threads_per_dir, bool warm, RunMetrics* m);
 
 // The disk floor: every metadata file read once with one read of the whole
 // file, one after another in path order on this thread, CRC'd.

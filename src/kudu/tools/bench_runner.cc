@@ -276,7 +276,8 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
       RunMetrics m;
       if (cache != nullptr) m.cached_bytes_at_start = cache->cached_bytes_at_start();
       if (vr.variant.kind == BenchVariantKind::kFloor) {
-        s = MeasureFloor(out->files, target.data_dirs.size(), opts.threads_per_dir, &m);
+        s = MeasureFloor(out->files, target.data_dirs.size(), opts.threads_per_dir,
+                         /*warm=*/cache == nullptr || !cache->cold(), &m);
         if (!s.ok()) return fail(s.CloneAndPrepend("floor"));
       } else if (vr.variant.kind == BenchVariantKind::kSeqFloor) {
         s = MeasureSeqFloor(out->files, &m);

@@ -1,0 +1,182 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+
+// The replay threads a data dir runs: while the page cache looks warm only
+// the dir's share of the CPUs of them start (ReplayThreadGate holds the rest
+// back), a cold or unprobed open starts them all, and either way the open
+// finds what an open with one thread finds.
+#include "kudu/fs/replay_thread_gate.h"
+
+#include <glog/logging.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/block_workload.h"
+#include "kudu/fs/container_writer.h"
+#include "kudu/tools/page_cache.h"
+#include "kudu/util/env.h"
+#include "kudu/util/file.h"
+#include "util/fs_fixture_util.h"
+#include "util/open_describe.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace fs {
+namespace {
+
+// Opened while closed: the rest start, once, and nothing is dismissed.
+TEST(ReplayThreadGateTest, OpenStartsTheRestOnce) {
+  std::atomic<int> started{0};
+  ReplayThreadGate gate(5, 2, [&started] { started.fetch_add(1); });
+  EXPECT_TRUE(gate.closed());
+  EXPECT_EQ(0, started.load());
+  std::vector<std::thread> openers;
+  for (int i = 0; i < 4; i++) openers.emplace_back([&gate] { gate.Open(); });
+  for (auto& t : openers) t.join();
+  EXPECT_EQ(1, started.load());
+  EXPECT_FALSE(gate.closed());
+  EXPECT_EQ(0, gate.Dismiss());  // started: nobody to dismiss
+}
+
+// Dismissed while closed: Dismiss counts every thread beyond the first wave
+// once, and the rest never start.
+TEST(ReplayThreadGateTest, DismissKeepsTheRestFromStarting) {
+  std::atomic<int> started{0};
+  ReplayThreadGate gate(5, 2, [&started] { started.fetch_add(1); });
+  std::atomic<int> dismissed{0};
+  std::vector<std::thread> finishers;
+  for (int i = 0; i < 4; i++) {
+    finishers.emplace_back([&gate, &dismissed] { dismissed.fetch_add(gate.Dismiss()); });
+  }
+  for (auto& t : finishers) t.join();
+  EXPECT_EQ(3, dismissed.load());
+  gate.Open();  // too late
+  EXPECT_EQ(0, started.load());
+  EXPECT_FALSE(gate.closed());
+}
+
+// A pool with no threads beyond the first wave has nothing to start.
+TEST(ReplayThreadGateTest, NoRestNothingToStart) {
+  std::atomic<int> started{0};
+  ReplayThreadGate gate(2, 2, [&started] { started.fetch_add(1); });
+  gate.Open();
+  EXPECT_EQ(0, started.load());
+  EXPECT_EQ(0, gate.Dismiss());
+}
+
+class ReplayThreadsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { FLAGS_minloglevel = 3; }
+
+  // One dir of many small containers, synced, so that no writeback races
+  // the cache probes of a warm open.
+  void SetUp() override {
+    roots_ = {tmp_.Join("dir0")};
+    BlockWorkloadOptions wo;
+    wo.writer.data_dirs = roots_;
+    wo.writer.sync = true;
+    wo.writer.fs_block_size = 4096;
+    wo.containers = 96;
+    wo.blocks_per_container = 12;
+    wo.deleted_block_percentage = 25;
+    wo.max_block_size = 256;
+    wo.seed = 5;
+    BlockWorkloadResult gen;
+    Status s = RunBlockWorkload(wo, &gen);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    OpenResult ref;
+    OpenBlockManager(Options(StrategyChoice::kStreaming, 1), &ref);
+    ASSERT_TRUE(ref.ok()) << ref.status.ToString();
+    reference_ = test::DescribeOpen(ref);
+  }
+
+  // `threads` per dir on a machine of one CPU: a warm open replays on one.
+  BlockManagerOpenOptions Options(StrategyChoice choice, int threads) const {
+    BlockManagerOpenOptions o = test::OpenOptions(roots_, nullptr, choice);
+    o.threads_per_dir = threads;
+    o.cpus = 1;
+    o.progress_every = 0;
+    return o;
+  }
+
+  void DropMetadataFromPageCache() {
+    std::vector<std::string> names;
+    const std::string data = LogBlockContainerWriter::DataDir(roots_[0]);
+    ASSERT_TRUE(env::ListDir(data, &names).ok());
+    for (const std::string& n : names) {
+      std::unique_ptr<RandomAccessFile> f;
+      ASSERT_TRUE(RandomAccessFile::Open(env::JoinPath(data, n), nullptr, &f).ok()) << n;
+      tools::DropFromPageCache(*f);
+    }
+  }
+
+  test::TempDir tmp_;
+  std::vector<std::string> roots_;
+  std::string reference_;
+};
+
+// Warm (every file read once already), in-memory: each whole-file read finds
+// its file cached, so the one thread of the first wave replays everything
+// and the other seven never start.
+TEST_F(ReplayThreadsTest, AWarmOpenReplaysOnItsFirstWaveOnly) {
+  for (StrategyChoice choice : {StrategyChoice::kInMemory, StrategyChoice::kAuto}) {
+    OpenResult warmup, r;
+    OpenBlockManager(Options(choice, 8), &warmup);
+    OpenBlockManager(Options(choice, 8), &r);
+    ASSERT_EQ(reference_, test::DescribeOpen(r)) << StrategyChoiceName(choice);
+    EXPECT_EQ(0u, r.replay.cache_probe_misses) << StrategyChoiceName(choice);
+    EXPECT_EQ(96u, r.replay.cache_probe_hits) << StrategyChoiceName(choice);
+    EXPECT_EQ(7u, r.replay.replay_threads_held_back) << StrategyChoiceName(choice);
+  }
+}
+
+// Cold (the metadata dropped from the page cache): the first read misses
+// and the gate opens: no thread is held back.
+TEST_F(ReplayThreadsTest, AColdOpenRunsEveryThread) {
+  ASSERT_NO_FATAL_FAILURE(DropMetadataFromPageCache());
+  OpenResult r;
+  OpenBlockManager(Options(StrategyChoice::kInMemory, 8), &r);
+  ASSERT_EQ(reference_, test::DescribeOpen(r));
+  EXPECT_GE(r.replay.cache_probe_misses + r.replay.direct_reads, 1u);
+  EXPECT_EQ(0u, r.replay.replay_threads_held_back);
+}
+
+// Streaming and Windowed never probe the cache: nothing says the open is
+// warm, so the gate opens after the first container.
+TEST_F(ReplayThreadsTest, AnOpenWithoutCacheProbesRunsEveryThread) {
+  for (StrategyChoice choice : {StrategyChoice::kStreaming, StrategyChoice::kWindowed}) {
+    OpenResult r;
+    BlockManagerOpenOptions o = Options(choice, 8);
+    o.policy.window_bytes = 64;  // Windowed: many windows per file
+    OpenBlockManager(o, &r);
+    ASSERT_EQ(reference_, test::DescribeOpen(r)) << StrategyChoiceName(choice);
+    EXPECT_EQ(0u, r.replay.cache_probe_hits) << StrategyChoiceName(choice);
+    EXPECT_EQ(0u, r.replay.replay_threads_held_back) << StrategyChoiceName(choice);
+  }
+}
+
+}  // namespace
+}  // namespace fs
+}  // namespace kudu
