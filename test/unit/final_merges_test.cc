@@ -116,6 +116,30 @@ TEST(FinalMergesTest, OneThreadAndEmptyBatches) {
   EXPECT_EQ(3u, map.size());
 }
 
+// Threads withdrawn (held back and never started) are not waited for: the
+// two that do finish return, with every block in, whether the withdrawal
+// comes before or after they start waiting.
+TEST(FinalMergesTest, WithdrawnThreadsAreNotWaitedFor) {
+  for (int withdraw_after_ms : {0, 30}) {
+    BlockMap map;
+    FinalMerges merges(&map, 5);
+    std::vector<LiveBlock> blocks = {{1, {0, 1}}, {2, {1, 1}}, {70, {2, 1}}};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < 2; t++) {
+      pool.emplace_back([&, t] {
+        BlockMap::Batch batch;
+        if (t == 0) batch.AddSorted(0, blocks.data(), blocks.size());
+        std::vector<BlockMap::Rejected> rejected;
+        merges.Finish(&batch, &rejected);
+      });
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(withdraw_after_ms));
+    merges.Withdraw(3);
+    for (auto& th : pool) th.join();
+    EXPECT_EQ(3u, map.size()) << withdraw_after_ms;
+  }
+}
+
 }  // namespace
 }  // namespace fs
 }  // namespace kudu
