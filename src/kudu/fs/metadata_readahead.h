@@ -121,8 +121,8 @@ class DirReadahead {
   // probes; a read past the cache is a miss): then the next files are most
   // likely cached as well, and advising them would cost an fadvise (or an
   // open, an fadvise and a close) each for nothing. Misses turn read-ahead
-  // back on from the next claim; an open whose strategies do not probe
-  // (Streaming, Windowed) always reads ahead.
+  // back on from the next claim; an open whose strategy does not probe
+  // (Streaming) always reads ahead.
   bool LooksWarm() const;
 
   const ReadaheadMode mode_;

@@ -122,7 +122,7 @@ int ChooseFirstWaveThreads(int threads, int cpus, size_t dirs_with_work);
 // cache): at least `min_hits` hits, and fewer than one miss in eight. Not
 // "all": a cached read is now and then refused (RWF_NOWAIT gives up on a
 // page it would have to wait for), while a cold open misses nearly always.
-// No probes at all (Streaming and Windowed do not probe) is not warm.
+// No probes at all (Streaming does not probe) is not warm.
 bool ProbesLookWarm(uint64_t hits, uint64_t misses, uint64_t min_hits);
 
 }  // namespace fs

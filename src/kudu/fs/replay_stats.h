@@ -49,8 +49,9 @@ namespace fs {
 //                           the file itself)
 //   direct_reads            metadata reads past the page cache
 //   cache_probe_hits, cache_probe_misses
-//                           whole-file reads through the page cache that
-//                           found every byte cached, and those that did not
+//                           whole-file reads and Windowed's first reads
+//                           through the page cache that found every byte
+//                           cached, and those that did not
 //   replay_threads_held_back
 //                           replay threads that never ran: the page cache
 //                           looked warm until every container was claimed

@@ -20,8 +20,8 @@
 //
 // Reads. A Read(offset, n) that lies inside the current window is a pointer
 // into it. Any other Read refills the window starting at `offset`: one
-// ReadRaw of max(n, window) bytes (clipped to the buffer and to the end of
-// the file; ReadRaw loops only on short reads), so a record that straddles
+// raw read of max(n, window) bytes (clipped to the buffer and to the end of
+// the file; it loops only on short reads), so a record that straddles
 // the window's end is read again whole at the start of the next window and
 // every Read lies entirely inside one window. The view stays valid until the
 // next call, as the reader requires.
@@ -70,7 +70,7 @@ constexpr size_t kMaxIndexedZeroRuns = 1024;
 // What one file's windowed replay did (test hooks and benchmarks).
 struct WindowStats {
   uint64_t buffer_bytes = 0;       // bytes of the window buffer
-  uint64_t refills = 0;            // window refills (one ReadRaw each)
+  uint64_t refills = 0;            // window refills (one read each)
   uint64_t zero_check_reads = 0;   // reads of the zero-tail check
   uint64_t per_read_windows = 0;   // encrypted windows left undecrypted (too many zero runs)
   uint64_t max_zero_runs = 0;      // most zero runs indexed for one window
@@ -182,10 +182,18 @@ class WindowRecordSource {
   }
 
   // Reads raw [offset, offset + len) into the buffer; the window is empty.
+  // The file's first read is cached first: the same one call when it is in
+  // the page cache, and the open learns whether it was (the probe that
+  // decides whether a warm open holds replay threads back and skips
+  // read-ahead). Only the first: once a file is being read, the kernel's
+  // sequential read-ahead caches the next windows of a cold file too, and
+  // their hits would outvote the miss that says the open is cold.
   Status LoadRaw(uint64_t offset, size_t len) {
     win_begin_ = win_end_ = dirty_end_ = offset;
     fast_min_read_ = kNoFastPath;
-    return file_->ReadRaw(offset, buf_.get(), len);
+    if (probed_) return file_->ReadRaw(offset, buf_.get(), len);
+    probed_ = true;
+    return file_->ReadRawCachedFirst(offset, buf_.get(), len);
   }
 
   // Makes the window start at `offset` and hold at least `n` bytes
@@ -237,6 +245,7 @@ class WindowRecordSource {
   size_t fast_min_read_ = kNoFastPath;
   // Encrypted window left as ciphertext, decrypted read by read.
   bool per_read_ = false;
+  bool probed_ = false;  // the page cache probe was made (LoadRaw)
 };
 
 }  // namespace fs
