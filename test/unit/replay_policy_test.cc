@@ -274,8 +274,26 @@ TEST(ReplayPolicyTest, FirstWaveThreads) {
   }
 }
 
-// When the cache probes say the page cache is warm: enough hits, fewer than
-// one miss in eight; no probes is not warm.
+// Threads stay back while every probe so far hit; a miss, or no probe at
+// all, starts them.
+TEST(ReplayPolicyTest, KeepReplayThreadsBack) {
+  struct {
+    uint64_t hits, misses;
+    bool want;
+  } rows[] = {
+      {0, 0, false},     // no probe (Streaming), or none made yet
+      {1, 0, true},      // the first read found its file cached
+      {5000, 0, true},
+      {0, 1, false},     // a cold open's first read
+      {5000, 1, false},  // one miss: a thread waited for the disk
+  };
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.want, KeepReplayThreadsBack(r.hits, r.misses)) << r.hits << " hits, " << r.misses;
+  }
+}
+
+// When read-ahead may hold back: enough hits, fewer than one miss in eight;
+// no probes is not warm.
 TEST(ReplayPolicyTest, ProbesLookWarm) {
   struct {
     uint64_t hits, misses, min_hits;

@@ -137,13 +137,13 @@ void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* contai
                                      shared->metadata_files->slot(index), shared->key,
                                      shared->rules, &replayer));
     shared->progress->ContainerDone();
-    // Misses in any dir open every dir's gate: a dir's own probes are not
+    // A miss in any dir opens every dir's gate: a dir's own probes are not
     // counted apart, and holding threads back is only worth it when the
     // whole open is warm.
     if (work->gate->closed() &&
-        !ProbesLookWarm(shared->stats.cache_probe_hits.load(),
-                        shared->stats.cache_probe_misses.load() + shared->stats.direct_reads.load(),
-                        /*min_hits=*/1)) {
+        !KeepReplayThreadsBack(
+            shared->stats.cache_probe_hits.load(),
+            shared->stats.cache_probe_misses.load() + shared->stats.direct_reads.load())) {
       work->gate->Open();
     }
   }

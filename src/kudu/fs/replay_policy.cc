@@ -206,6 +206,8 @@ int ChooseFirstWaveThreads(int threads, int cpus, size_t dirs_with_work) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, per_dir)));
 }
 
+bool KeepReplayThreadsBack(uint64_t hits, uint64_t misses) { return hits > 0 && misses == 0; }
+
 bool ProbesLookWarm(uint64_t hits, uint64_t misses, uint64_t min_hits) {
   return hits >= std::max<uint64_t>(min_hits, 1) && misses * 8 < hits + misses;
 }

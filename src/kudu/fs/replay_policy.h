@@ -112,17 +112,25 @@ uint64_t ChooseReadaheadBytes(const ReplayPolicyOptions& opts, uint64_t file_siz
 // How many of a dir's `threads` replay threads start at once: a warm open
 // (metadata in the page cache) is CPU-bound, and threads beyond the `cpus`
 // the open's `dirs_with_work` dirs share only take turns (each switch a
-// wake-up and a reschedule). The rest are held until an open turns out not
-// to be warm (ProbesLookWarm): then every thread runs, to overlap I/O waits.
-// At least one, at most `threads`.
+// wake-up and a reschedule). The rest start once KeepReplayThreadsBack says
+// no more. At least one, at most `threads`.
 int ChooseFirstWaveThreads(int threads, int cpus, size_t dirs_with_work);
 
-// Whether the whole-file reads so far found the page cache warm, from their
-// cache probes (`hits`: every byte cached; `misses`: not, or read past the
-// cache): at least `min_hits` hits, and fewer than one miss in eight. Not
-// "all": a cached read is now and then refused (RWF_NOWAIT gives up on a
-// page it would have to wait for), while a cold open misses nearly always.
-// No probes at all (Streaming does not probe) is not warm.
+// Whether the replay threads beyond the first wave may stay unstarted, from
+// the cache probes of the open's reads so far (`hits`: every byte was in the
+// page cache; `misses`: not, or read past the cache): while every probe hit.
+// One miss means a replay thread waited for the disk, and from then on the
+// open runs every thread to overlap such waits, as it would without the
+// first wave; a cached read that is refused now and then (RWF_NOWAIT gives
+// up on a page it would have to wait for) costs no more than that. No
+// probe at all (Streaming does not probe) does not hold threads back.
+bool KeepReplayThreadsBack(uint64_t hits, uint64_t misses);
+
+// Whether read-ahead may hold back: the reads so far found the page cache
+// warm, at least `min_hits` hits and fewer than one miss in eight. Not
+// "all": a refused cached read would turn read-ahead on for nothing, while
+// a cold open misses nearly always; misses turn it back on, enough hits off
+// again. No probes at all is not warm.
 bool ProbesLookWarm(uint64_t hits, uint64_t misses, uint64_t min_hits);
 
 }  // namespace fs
