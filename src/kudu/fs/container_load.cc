@@ -55,14 +55,19 @@ ContainerFacts FactsOf(const ContainerInfo& c) {
 }
 
 // Opens `c`'s metadata file (the listing's descriptor in `*held`, if any,
-// else by name in `data_dir_fd`), or records why it cannot be.
+// else by name in `data_dir_fd`), or records why it cannot be. A held
+// descriptor is closed by `closer`, if any: one the listing held, and which
+// counted against its share of the process's descriptors, so that closing
+// it later never holds more open than the listing did. One opened here is
+// closed with the file.
 std::unique_ptr<RandomAccessFile> OpenMetadata(ContainerInfo* c, int data_dir_fd, int* held,
-                                               const ServerKey* key) {
+                                               const ServerKey* key, DeferredCloser* closer) {
   std::unique_ptr<RandomAccessFile> file;
   Status s;
   const int fd = held != nullptr ? HeldFiles::Take(held) : -1;
   if (fd >= 0) {
     s = RandomAccessFile::FromOpenFd(fd, c->metadata_path, c->metadata_size, key, &file);
+    if (s.ok()) file->CloseWith(closer);
   } else {
     s = RandomAccessFile::OpenAt(data_dir_fd, c->metadata_path, key, &file);
   }
@@ -291,8 +296,8 @@ bool WillReplay(const ContainerInfo& c) {
 }
 
 LiveBlocks LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
-                                     const ServerKey* key, const ClassificationRules& rules,
-                                     ContainerReplayer* replayer) {
+                         const ServerKey* key, const ClassificationRules& rules,
+                         ContainerReplayer* replayer, DeferredCloser* closer) {
   // Found fatal while listing (a container file that is not a regular file):
   // nothing of it is opened.
   if (c->fatal()) return {};
@@ -314,7 +319,8 @@ LiveBlocks LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
   // The metadata file first: a container whose metadata cannot be opened
   // (its encryption header included) is reported for that, not for its
   // data file's header.
-  std::unique_ptr<RandomAccessFile> file = OpenMetadata(c, data_dir_fd, held_metadata, key);
+  std::unique_ptr<RandomAccessFile> file =
+      OpenMetadata(c, data_dir_fd, held_metadata, key, closer);
   if (file == nullptr) return {};
   if (!CheckDataFileHeader(c, data_dir_fd)) return {};
   if (!c->has_data) {
@@ -328,7 +334,7 @@ LiveBlocks LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
   RecordOutcome(replayer->Replay(file.get(), &state), c);
   c->malformed = state.malformed();
   if (!c->malformed.empty()) FillMalformedTexts(file.get(), replayer->stats(), &c->malformed);
-  file.reset();  // closed before the merge: a descriptor fewer while the next one opens
+  file.reset();  // before the merge: closed, or handed to the closer
   c->kept_dead_blocks = state.DeadBlocksCompactionKeeps();
   if (!ApplyClass(state, rules, c)) return {};
   KeepCounts(state, c);

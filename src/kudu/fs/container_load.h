@@ -55,10 +55,12 @@ bool WillReplay(const ContainerInfo& c);
 // `held_metadata`, when not null: its slot in ContainerListing's
 // metadata_files; a descriptor there is the metadata file, which is then
 // taken (the slot set to -1) instead of opened by name. `key`: the server
-// key, null for plain dirs.
+// key, null for plain dirs. `closer`, when not null, closes a held
+// metadata file once it is replayed (with other containers' files, a batch
+// at a time); otherwise it is closed here.
 LiveBlocks LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
-                                     const ServerKey* key, const ClassificationRules& rules,
-                                     ContainerReplayer* replayer);
+                         const ServerKey* key, const ClassificationRules& rules,
+                         ContainerReplayer* replayer, DeferredCloser* closer);
 
 }  // namespace fs
 }  // namespace kudu

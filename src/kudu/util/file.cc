@@ -28,6 +28,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "kudu/util/deferred_close.h"
 #include "kudu/util/io_fault_injector.h"
 #include "kudu/util/zero_rule.h"
 
@@ -134,7 +135,13 @@ Status RandomAccessFile::FromOpenFd(int fd, const std::string& path, uint64_t si
   return Status::OK();
 }
 
-RandomAccessFile::~RandomAccessFile() { ::close(fd_); }
+RandomAccessFile::~RandomAccessFile() {
+  if (closer_ != nullptr) {
+    closer_->Close(fd_);
+  } else {
+    ::close(fd_);
+  }
+}
 
 void RandomAccessFile::CountReadSyscall() {
   stats_.read_syscalls++;
