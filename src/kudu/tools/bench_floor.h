@@ -47,7 +47,9 @@ class BenchStopwatch {
 
 // The floor: every metadata file read once with one read of the whole file
 // through the file layer, and CRC-32C'd over the whole buffer, on the same
-// per-dir thread pools as the open, without parsing. For encrypted files the
+// per-dir thread pools as the open, without parsing. Files are opened and
+// closed as the open does its held ones: by name in their dir's descriptor,
+// closed a batch at a time. For encrypted files the
 // bytes are ciphertext (the floor does not decrypt). Cold, this is the device
 // floor of the open: the same files read in parallel with its thread count.
 // `warm`: the files are in the page cache, and each dir runs only the
