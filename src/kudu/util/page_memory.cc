@@ -57,6 +57,8 @@ size_t PageMemoryWholeHugePages(size_t bytes) {
   return whole - bytes <= bytes / 4 ? whole : bytes;
 }
 
+bool PageMemoryHugePages() { return FLAGS_log_container_metadata_replay_huge_pages; }
+
 void PageMemoryFree(void* p, size_t bytes) {
   if (p == nullptr) return;
   // Only whole pages inside the array: the allocator's own bookkeeping is

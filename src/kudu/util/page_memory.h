@@ -59,6 +59,9 @@ void PageMemoryFree(void* p, size_t bytes);
 // keeps the spare bytes a small share of the array.
 size_t PageMemoryWholeHugePages(size_t bytes);
 
+// Whether page memory is advised for huge pages (the flag above).
+bool PageMemoryHugePages();
+
 // A std::allocator for vectors that grow large and are then read and
 // written at random: page memory (not made present) from kHugePageBytes,
 // the default allocator below.

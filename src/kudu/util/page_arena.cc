@@ -1,0 +1,47 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+
+#include "kudu/util/page_arena.h"
+
+#include "kudu/util/page_memory.h"
+
+namespace kudu {
+
+namespace {
+constexpr size_t kArenaAlignment = 64;  // a cache line: a table's run of keys is one
+}  // namespace
+
+PageArena::PageArena(size_t capacity)
+    : capacity_((capacity + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes) {
+  if (capacity_ == 0) capacity_ = kHugePageBytes;
+  base_ = static_cast<char*>(PageMemoryAllocate(capacity_, /*present=*/false));
+}
+
+PageArena::~PageArena() { PageMemoryFree(base_, capacity_); }
+
+void* PageArena::Allocate(size_t bytes) {
+  const size_t want = (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  size_t used = used_.load(std::memory_order_relaxed);
+  do {
+    // A request that does not fit takes nothing: a smaller one may still.
+    if (want > capacity_ - used) return nullptr;
+  } while (!used_.compare_exchange_weak(used, used + want, std::memory_order_relaxed));
+  return base_ + used;
+}
+
+}  // namespace kudu
