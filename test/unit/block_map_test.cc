@@ -384,6 +384,47 @@ TEST(BlockMapTest, SizedForTheShareTheFirstContainersAllow) {
 // What a live-heavy open's map costs: a map reserved for every id it gets
 // (dense ids, all live) holds them in about 32 bytes each (a 24-byte slot
 // at most 3/4 full), plus the shards' margin for an uneven share.
+// A map of a few hundred thousand blocks takes its shards' first tables
+// from one arena; tables that outgrow them move to memory of their own, and
+// every entry must survive both, whichever thread moved it.
+TEST(BlockMapTest, TablesOutgrowingTheirArenaKeepEveryEntry) {
+  constexpr int kThreads = 4;
+  constexpr uint64_t kReserved = 100000;
+  constexpr uint64_t kPerThread = kReserved;  // four times the reservation in all
+  BlockMap m;
+  m.Reserve(kReserved);
+  std::vector<std::vector<LiveBlock>> blocks(kThreads);
+  for (int t = 0; t < kThreads; t++) {
+    for (uint64_t i = 0; i < kPerThread; i++) {
+      const uint64_t id = i * kThreads + t;  // the threads' ids interleave
+      blocks[t].push_back(LiveBlock{id, BlockLocation{static_cast<int64_t>(id) * 4096 + t, 7}});
+    }
+  }
+  std::vector<std::thread> threads;
+  std::vector<std::vector<BlockMap::Rejected>> rejected(kThreads);
+  for (int t = 0; t < kThreads; t++) {
+    threads.emplace_back([&, t] {
+      BlockMap::Batch batch;
+      for (uint64_t done = 0; done < kPerThread; done += 5000) {
+        batch.AddSorted(t, blocks[t].data() + done, 5000);
+        m.InsertBatch(&batch, &rejected[t]);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(kThreads * kPerThread, m.size());
+  for (int t = 0; t < kThreads; t++) {
+    EXPECT_TRUE(rejected[t].empty());
+    for (const LiveBlock& b : blocks[t]) {
+      BlockMapEntry e;
+      ASSERT_TRUE(m.Find(b.id, &e)) << b.id;
+      ASSERT_EQ(static_cast<uint32_t>(t), e.container) << b.id;
+      ASSERT_EQ(b.loc.offset, e.offset) << b.id;
+      ASSERT_EQ(7, e.length) << b.id;
+    }
+  }
+}
+
 TEST(BlockMapTest, ALiveHeavyMapCostsAboutItsSlots) {
   constexpr size_t kIds = 1000000;
   BlockMap m;

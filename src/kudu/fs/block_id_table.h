@@ -53,6 +53,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "kudu/util/mix64.h"
+#include "kudu/util/page_arena.h"
 #include "kudu/util/page_memory.h"
 
 namespace kudu {
@@ -108,6 +109,20 @@ class BlockIdTable {
     const size_t p = Home(id, run_hash);
     __builtin_prefetch(&keys_[p], 1);
     __builtin_prefetch(&values_[p], 1);
+  }
+
+  // Arrays smaller than a huge page are taken from `arena` while it lasts
+  // (it must outlive the table), not each from the allocator: see
+  // util/page_arena.h. Before the table allocates.
+  void UseArena(PageArena* arena) { arena_ = arena; }
+  // The bytes a table reserved for `n` ids takes from an arena: its arrays
+  // smaller than a huge page, each 64-byte aligned.
+  static uint64_t ArenaBytesFor(size_t n) {
+    const size_t slots = SlotsFor(n);
+    auto small = [](uint64_t bytes) {
+      return PageMemoryWholeHugePages(bytes) >= kHugePageBytes ? 0 : (bytes + 63) / 64 * 64;
+    };
+    return small(slots * sizeof(uint64_t)) + small(slots * sizeof(PackedEntry));
   }
 
   // Room for `n` ids without growing. With `touch`, the value array's pages
@@ -250,9 +265,11 @@ class BlockIdTable {
   static constexpr std::align_val_t kAlign{64};
   struct RawDelete {
     RawDelete() : bytes(0) {}
-    explicit RawDelete(size_t n) : bytes(n) {}
+    explicit RawDelete(size_t n, bool from_arena = false) : bytes(n), from_arena(from_arena) {}
     size_t bytes;
+    bool from_arena;  // freed with the arena
     void operator()(void* p) const {
+      if (from_arena) return;
       if (bytes >= kHugePageBytes) {
         PageMemoryFree(p, bytes);
       } else {
@@ -263,8 +280,11 @@ class BlockIdTable {
   template <typename T>
   using Array = std::unique_ptr<T[], RawDelete>;
   template <typename T>
-  static Array<T> Allocate(size_t n) {
+  Array<T> Allocate(size_t n) {
     const size_t bytes = PageMemoryWholeHugePages(n * sizeof(T));
+    if (bytes < kHugePageBytes && arena_ != nullptr) {
+      if (void* p = arena_->Allocate(bytes)) return Array<T>(static_cast<T*>(p), RawDelete{bytes, true});
+    }
     void* p = bytes >= kHugePageBytes ? PageMemoryAllocate(bytes) : ::operator new(bytes, kAlign);
     return Array<T>(static_cast<T*>(p), RawDelete{bytes});
   }
@@ -274,6 +294,7 @@ class BlockIdTable {
     return n * sizeof(T) >= kHugePageBytes;
   }
 
+  PageArena* arena_ = nullptr;
   Array<uint64_t> keys_;
   Array<PackedEntry> values_;
   size_t capacity_ = 0;  // slots: a multiple of kRun, >= 2 * kRun once allocated

@@ -164,7 +164,20 @@ size_t BlockMap::ExpectedPerShard() const {
   return PerShard(static_cast<size_t>(static_cast<double>(reserved_) * share));
 }
 
-void BlockMap::Reserve(size_t n) { reserved_ = n; }
+void BlockMap::Reserve(size_t n) {
+  reserved_ = n;
+  // Shard tables of a few hundred KiB each (a map of 10^5-10^6 blocks)
+  // would each be small pages: in a fresh process, thousands of page faults
+  // that cost more than the inserts (docs/benchmarks.md). One arena of
+  // huge pages, sized for the most every shard's first table can be, holds
+  // them instead; a table that outgrows it later allocates on its own. The
+  // arena is reserved, not written: only what the tables use is faulted in.
+  if (arena_ != nullptr || !PageMemoryHugePages()) return;
+  const uint64_t per_shard = BlockIdTable::ArenaBytesFor(PerShard(n));
+  if (per_shard * kNumShards < kHugePageBytes) return;
+  arena_.reset(new PageArena(per_shard * kNumShards));
+  for (Shard& s : shards_) s.map.UseArena(arena_.get());
+}
 
 void BlockMap::NoteReplayed(uint64_t create_records, uint64_t live) {
   if (create_records == 0) return;

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -38,6 +39,7 @@
 #include "kudu/fs/block_id_table.h"
 #include "kudu/fs/live_block_set.h"
 #include "kudu/util/mix64.h"
+#include "kudu/util/page_arena.h"
 
 namespace kudu {
 namespace fs {
@@ -95,9 +97,10 @@ class BlockMap {
   // Thread-safe.
   bool Find(uint64_t id, BlockMapEntry* entry) const;
   // Sizes the map for at most `n` entries (the CREATE records the metadata
-  // files can hold) without allocating anything. Each shard allocates its
-  // share of the entries expected when it is first inserted into, or in
-  // Allocate(), whichever comes first. Not concurrent with inserts (before
+  // files can hold) without writing anything (at most an arena for the
+  // shards' tables is reserved). Each shard allocates its share of the
+  // entries expected when it is first inserted into, or in Allocate(),
+  // whichever comes first. Not concurrent with inserts (before
   // the merges).
   void Reserve(size_t n);
   // Containers whose metadata could hold `create_records` CREATE records
@@ -148,6 +151,9 @@ class BlockMap {
   static size_t PerShard(size_t n);
   // The share a shard allocated now is sized for.
   size_t ExpectedPerShard() const;
+  // Where the shards' first tables come from when each is smaller than a
+  // huge page (Reserve): declared before the shards, which it outlives.
+  std::unique_ptr<PageArena> arena_;
   Shard shards_[kNumShards];
   size_t reserved_ = 0;
   // What NoteReplayed was told: sums over the containers of their records
