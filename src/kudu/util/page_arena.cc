@@ -32,7 +32,11 @@ PageArena::PageArena(size_t capacity)
   base_ = static_cast<char*>(PageMemoryAllocate(capacity_, /*present=*/false));
 }
 
-PageArena::~PageArena() { PageMemoryFree(base_, capacity_); }
+// The owner's successor (the next open in a process that opens again) takes
+// the same memory back from the allocator: given back to the kernel, every
+// page of it, or of whatever else the allocator put there, would be faulted
+// in again.
+PageArena::~PageArena() { PageMemoryFreeKeepingPages(base_); }
 
 void* PageArena::Allocate(size_t bytes) {
   const size_t want = (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;

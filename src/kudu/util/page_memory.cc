@@ -57,6 +57,10 @@ size_t PageMemoryWholeHugePages(size_t bytes) {
   return whole - bytes <= bytes / 4 ? whole : bytes;
 }
 
+void PageMemoryFreeKeepingPages(void* p) {
+  if (p != nullptr) ::operator delete(p, kAlignment);
+}
+
 bool PageMemoryHugePages() { return FLAGS_log_container_metadata_replay_huge_pages; }
 
 void PageMemoryFree(void* p, size_t bytes) {

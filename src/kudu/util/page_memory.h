@@ -48,6 +48,10 @@ constexpr size_t kHugePageBytes = 2 << 20;
 // written (a vector's spare capacity).
 void* PageMemoryAllocate(size_t bytes, bool present = true);
 void PageMemoryFree(void* p, size_t bytes);
+// Frees it to the allocator with its pages still present, for the next
+// allocation there to use without faulting them in again: memory freed
+// once, when its owner is done (not a buffer freed over and over).
+void PageMemoryFreeKeepingPages(void* p);
 
 // What to allocate for an array of `bytes` that is written all over: with
 // huge pages (the flag above) and from 2 MiB, `bytes` rounded up to whole
