@@ -121,7 +121,7 @@ struct DirWork {
 // The body of a replay pool thread of a dir: claims the dir's containers one
 // at a time, loads each and queues its blocks for the merge, then takes part
 // in the final merges until every thread has finished.
-void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* containers,
+void RunReplayThread(SharedOpenState* shared, ContainerInfos* containers,
                      DirWork* work, FinalMerges* final_merges) {
   ContainerReplayer replayer(shared->opts.policy, &shared->budget, &shared->stats,
                              shared->opts.strategy_factory);
@@ -160,7 +160,7 @@ void RunReplayThread(SharedOpenState* shared, std::vector<ContainerInfo>* contai
 // Read-ahead for a dir with more containers than replay threads (otherwise
 // the first wave claims them all at once); null when there is none.
 std::unique_ptr<DirReadahead> MakeReadahead(SharedOpenState* shared,
-                                            const std::vector<ContainerInfo>& containers,
+                                            const ContainerInfos& containers,
                                             const DirWork& work) {
   const BlockManagerOpenOptions& opts = shared->opts;
   if (opts.readahead.mode == ReadaheadMode::kNone || opts.readahead.containers_per_thread <= 0 ||
@@ -187,7 +187,7 @@ std::unique_ptr<DirReadahead> MakeReadahead(SharedOpenState* shared,
 
 // Splits the containers by dir and sizes each dir's pool.
 std::vector<std::unique_ptr<DirWork>> PlanDirs(SharedOpenState* shared,
-                                               const std::vector<ContainerInfo>& containers) {
+                                               const ContainerInfos& containers) {
   std::vector<std::unique_ptr<DirWork>> dirs;
   for (size_t d = 0; d < shared->opts.data_dirs.size(); d++) dirs.emplace_back(new DirWork());
   for (uint32_t i = 0; i < containers.size(); i++) {
@@ -208,7 +208,7 @@ std::vector<std::unique_ptr<DirWork>> PlanDirs(SharedOpenState* shared,
 // Replays every container: one pool per dir, one replayer and merge per
 // pool thread; each dir's read-ahead runs ahead of its pool's cursor.
 // Returns the read-ahead mode that ran.
-ReadaheadMode ReplayAllDirs(SharedOpenState* shared, std::vector<ContainerInfo>* containers) {
+ReadaheadMode ReplayAllDirs(SharedOpenState* shared, ContainerInfos* containers) {
   std::vector<std::unique_ptr<DirWork>> dirs = PlanDirs(shared, *containers);
   size_t replay_threads = 0, first_wave = 0;
   ReadaheadMode ran = ReadaheadMode::kNone;
@@ -386,7 +386,7 @@ void Repair(const ServerKey* key, ReplayStats* stats, OpenResult* result) {
 // container's share (BlockMap::NoteReplayed): the cap on one file's estimate
 // must not cap the whole map, or a server with more live blocks than one
 // file could hold would grow every shard while it merges.
-void ReserveBlockMap(const std::vector<ContainerInfo>& containers, BlockMap* map) {
+void ReserveBlockMap(const ContainerInfos& containers, BlockMap* map) {
   uint64_t records = 0;
   for (const ContainerInfo& c : containers) {
     records += EstimatedCreateRecords(MetadataPayloadBytes(c));

@@ -146,7 +146,7 @@ struct OpenResult {
   bool encrypted = false;
   // Every container found, sorted by path (so reports are deterministic
   // whatever the thread timing).
-  std::vector<ContainerInfo> containers;
+  ContainerInfos containers;
   // Data dirs whose data/ could not be listed: fatal, before any container.
   std::vector<DataDirProblem> dir_problems;
   // Temporary files found (full paths, sorted): prepared->temp_files.found.

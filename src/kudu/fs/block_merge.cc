@@ -72,7 +72,7 @@ using Offsets = std::map<uint32_t, std::map<uint64_t, uint64_t>>;  // container 
 // The record offset of each conflicting id in each container blamed for it
 // (every holder but the first in report order): one rescan per container.
 Offsets FindRecordOffsets(const Holders& holders, const ServerKey* key,
-                          const std::vector<ContainerInfo>& containers, ReplayStats* stats) {
+                          const ContainerInfos& containers, ReplayStats* stats) {
   Offsets offsets;
   for (const auto& h : holders) {
     for (auto it = std::next(h.second.begin()); it != h.second.end(); ++it) offsets[*it][h.first] = 0;
@@ -99,7 +99,7 @@ Offsets FindRecordOffsets(const Holders& holders, const ServerKey* key,
 }  // namespace
 
 void ReportDuplicates(const std::vector<Conflict>& conflicts, const ServerKey* key,
-                      std::vector<ContainerInfo>* containers, ReplayStats* stats) {
+                      ContainerInfos* containers, ReplayStats* stats) {
   Holders holders;
   for (const Conflict& c : conflicts) {
     holders[c.id].insert(c.first);

@@ -75,7 +75,7 @@ class ThreadMerge {
   // tells the map how many of the CREATE records its metadata could hold
   // are live (BlockMap::NoteReplayed).
   ThreadMerge(BlockMap* map, ConflictLog* conflicts,
-              const std::vector<ContainerInfo>* containers = nullptr)
+              const ContainerInfos* containers = nullptr)
       : map_(map), conflicts_(conflicts), containers_(containers) {}
 
   // Queues the live blocks (ascending ids) of container `index`, whose
@@ -89,7 +89,7 @@ class ThreadMerge {
 
   BlockMap* const map_;
   ConflictLog* const conflicts_;
-  const std::vector<ContainerInfo>* const containers_;
+  const ContainerInfos* const containers_;
   BlockMap::Batch items_;
   // The containers' live blocks the batch points into, kept until it is
   // inserted.
@@ -101,7 +101,7 @@ class ThreadMerge {
 // with the offset of the CREATE record that made the block live there
 // (one rescan per involved container, its reads counted in `stats`).
 void ReportDuplicates(const std::vector<Conflict>& conflicts, const ServerKey* key,
-                      std::vector<ContainerInfo>* containers, ReplayStats* stats);
+                      ContainerInfos* containers, ReplayStats* stats);
 
 }  // namespace fs
 }  // namespace kudu

@@ -256,7 +256,7 @@ constexpr size_t kBuildChunk = 64;
 Status BuildContainers(const std::vector<ListedContainer>& listed,
                        const std::vector<std::string>& data_dirs, const std::vector<int>& dir_fds,
                        bool encrypted, const std::vector<uint64_t>& fs_block_sizes, int threads,
-                       size_t held_budget, std::vector<ContainerInfo>* containers,
+                       size_t held_budget, ContainerInfos* containers,
                        std::vector<int>* held) {
   const size_t n = listed.size();
   containers->resize(n);
@@ -373,7 +373,7 @@ Status ListDataDirs(const std::vector<std::string>& roots,
     }
     listed.insert(listed.end(), per_dir[d].begin(), per_dir[d].end());
   }
-  std::vector<ContainerInfo> listed_containers;
+  ContainerInfos listed_containers;
   std::vector<int> held;
   Status s = BuildContainers(listed, data_dirs, out->data_dirs.fds(), encrypted,
                              out->fs_block_sizes, stat_threads,

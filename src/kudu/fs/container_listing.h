@@ -84,7 +84,7 @@ class HeldFiles {
 struct ContainerListing {
   std::vector<uint64_t> fs_block_sizes;  // per data dir
   // Every container of every dir, in report order (dir, then id).
-  std::vector<ContainerInfo> containers;
+  ContainerInfos containers;
   // Each dir's data/, by dir index, open for as long as the listing is
   // kept: the replay opens the containers' files by name in them.
   env::OpenDirs data_dirs;

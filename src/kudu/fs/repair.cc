@@ -93,7 +93,7 @@ Status Repairer::Run() {
     sum_->leftover_tmp_files_deleted = t.deleted.size();
   }
   if (in_.containers == nullptr) return Status::OK();
-  const std::vector<ContainerInfo>& cs = *in_.containers;
+  const ContainerInfos& cs = *in_.containers;
   sum_->containers.assign(cs.size(), ContainerRepair());
 
   // A server that will not start gains nothing from a partial repair; a
@@ -131,7 +131,7 @@ Status Repairer::FindExtraSpace(const ContainerInfo& c, ContainerRepair* rep) {
 }
 
 Status Repairer::RepairDir(const std::vector<size_t>& members) {
-  const std::vector<ContainerInfo>& cs = *in_.containers;
+  const ContainerInfos& cs = *in_.containers;
   std::vector<ContainerRepair>& reps = sum_->containers;
   const std::string dir = env::DirName(cs[members.front()].metadata_path);
   bool dirty = false;  // something in the dir was deleted, renamed or truncated

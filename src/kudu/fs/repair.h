@@ -112,7 +112,7 @@ struct RepairSummary {
 
 struct RepairInput {
   const ServerKey* server_key = nullptr;
-  const std::vector<ContainerInfo>* containers = nullptr;
+  const ContainerInfos* containers = nullptr;
   // The open's block map (containers indexed as above): a compaction checks
   // that the file it rewrites still holds the live set the open saw.
   const BlockMap* block_map = nullptr;
