@@ -126,5 +126,70 @@ TEST(BenchServerWorkloadsTest, AfterCrashStateOpensToTheGeneratorsBlocks) {
   EXPECT_LT(allocated, data_size / 100);
 }
 
+// The "auto" open of the workload named `name` in `j`, or null.
+const json* AutoOpen(const json& j, const std::string& name) {
+  for (const json& w : j["workloads"]) {
+    if (w["name"] != name) continue;
+    for (const json& s : w["strategies"]) {
+      if (s["strategy"] == "auto") return &s;
+    }
+  }
+  return nullptr;
+}
+
+const json* TargetNamed(const json& j, const std::string& name) {
+  for (const json& t : j["targets"]) {
+    if (t["name"] == name) return &t;
+  }
+  return nullptr;
+}
+
+TEST(BenchServerWorkloadsTest, AfterCrashAndGenerationTargetsComeFromTheSameRun) {
+  TempDir tmp;
+  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=S1-server,S3-after-crash",
+                              "--bench_scale=0.00012", "--bench_repetitions=1",
+                              "--bench_strategies=auto", "--bench_encryption=plain",
+                              "--bench_cache_mode=warm", "--format=json"});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  json j;
+  ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;
+  const json* clean = AutoOpen(j, "S1-server");
+  const json* crashed = AutoOpen(j, "S3-after-crash");
+  ASSERT_TRUE(clean != nullptr && crashed != nullptr) << r.out;
+
+  // The crashed state's open over the clean one's, both of this run.
+  const json* vs_clean = TargetNamed(j, "after_crash_vs_clean_open");
+  ASSERT_TRUE(vs_clean != nullptr) << r.out;
+  ASSERT_TRUE((*vs_clean)["measured"].get<bool>()) << vs_clean->dump();
+  EXPECT_EQ("S3-after-crash / S1-server (warm)", (*vs_clean)["workload"]);
+  EXPECT_DOUBLE_EQ((*crashed)["wall_s"]["median"].get<double>() /
+                       (*clean)["wall_s"]["median"].get<double>(),
+                   (*vs_clean)["value"].get<double>());
+
+  // A torn plain container is still read with one read: its tail is
+  // confirmed in the buffer, with no fallback to Streaming.
+  const json* reads = TargetNamed(j, "after_crash_reads_per_container");
+  ASSERT_TRUE(reads != nullptr) << r.out;
+  ASSERT_TRUE((*reads)["measured"].get<bool>()) << reads->dump();
+  EXPECT_DOUBLE_EQ(1.0, (*reads)["value"].get<double>());
+  EXPECT_TRUE((*reads)["met"].get<bool>());
+  EXPECT_EQ(0, (*crashed)["fallbacks"].get<int>());
+
+  // The generation rate: the slower of the two sparse states' records over
+  // their generation time.
+  const json* generation = TargetNamed(j, "sparse_generation_records_per_second");
+  ASSERT_TRUE(generation != nullptr) << r.out;
+  ASSERT_TRUE((*generation)["measured"].get<bool>()) << generation->dump();
+  double slowest = 0;
+  for (const json& w : j["workloads"]) {
+    const json& g = w["generated"];
+    const double rate = (g["blocks_created"].get<double>() + g["blocks_deleted"].get<double>()) /
+                        g["seconds"].get<double>();
+    if (slowest == 0 || rate < slowest) slowest = rate;
+  }
+  EXPECT_GT(slowest, 0);
+  EXPECT_DOUBLE_EQ(slowest, (*generation)["value"].get<double>());
+}
+
 }  // namespace
 }  // namespace kudu

@@ -226,6 +226,7 @@ struct BenchTarget {
   uint64_t inmem_threshold_bytes = 0;  // 0: the policy's (flags)
   int64_t max_container_blocks = 0;    // 0: the flag's
   bool generated = false;
+  bool sparse_data = false;  // generated with data files as holes (S, the sweep)
   // When generated: what the generator wrote, its live list dropped (the
   // digest below stands for it, and a state of 10^8 records would keep
   // gigabytes of it in every result).

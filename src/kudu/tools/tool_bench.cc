@@ -311,6 +311,7 @@ int RunBench(const std::vector<std::string>& args) {
       t.inmem_threshold_bytes = w.inmem_threshold_bytes;
       t.max_container_blocks = w.max_container_blocks;
       t.generated = true;
+      t.sparse_data = w.sparse_data;
       GeneratedState g;
       // Digested as handed over: a sorted list of a server-sized state's
       // live blocks would outweigh the open being measured.
