@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,8 @@ TEST(BenchServerWorkloadsTest, NamedInTheListButNotInAll) {
   TempDir tmp;
   RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=nosuch"});
   ASSERT_EQ(2, r.exit_status) << Describe(r);
-  for (const char* name : {"S1-server", "S2-10M-live", "S3-after-crash", "S (opt-in)"}) {
+  for (const char* name :
+       {"S1-server", "S2-10M-live", "S3-after-crash", "S4-sparse-tail", "S (opt-in)"}) {
     EXPECT_NE(std::string::npos, r.err.find(name)) << name << ": " << r.err;
   }
 }
@@ -189,6 +191,43 @@ TEST(BenchServerWorkloadsTest, AfterCrashAndGenerationTargetsComeFromTheSameRun)
   }
   EXPECT_GT(slowest, 0);
   EXPECT_DOUBLE_EQ(slowest, (*generation)["value"].get<double>());
+}
+
+TEST(BenchServerWorkloadsTest, SparseTailIsNotRead) {
+  TempDir tmp;
+  // Scale 0.02: an 82 MiB hole after the last container's records, more
+  // than the target allows to be read; plain and encrypted (zero
+  // ciphertext), the reference reader beside the policy's.
+  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=S4-sparse-tail",
+                              "--bench_scale=0.02", "--bench_repetitions=1",
+                              "--bench_strategies=auto,streaming", "--bench_cache_mode=warm",
+                              "--format=json"});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  json j;
+  ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;
+  ASSERT_EQ(2u, j["workloads"].size()) << r.out;
+  uint64_t worst = 0;
+  for (const json& w : j["workloads"]) {
+    EXPECT_TRUE(w["live_sets_identical"].get<bool>()) << w["name"];
+    const uint64_t hole = 82ULL << 20;
+    EXPECT_GT(w["metadata_bytes"].get<uint64_t>(), hole) << w["name"];
+    for (const json& s : w["strategies"]) {
+      if (s["kind"] != "open") continue;
+      EXPECT_LT(s["metadata_bytes_read"].get<uint64_t>(), 16u << 20) << s.dump();
+      EXPECT_EQ(0, s["fallbacks"].get<int>()) << s.dump();
+      if (s["strategy"] == "auto") {
+        worst = std::max(worst, s["metadata_bytes_read"].get<uint64_t>());
+      }
+    }
+  }
+  const json* reads = TargetNamed(j, "sparse_tail_mib_read");
+  ASSERT_TRUE(reads != nullptr) << r.out;
+  ASSERT_TRUE((*reads)["measured"].get<bool>()) << reads->dump();
+  EXPECT_DOUBLE_EQ(static_cast<double>(worst) / (1 << 20), (*reads)["value"].get<double>());
+  EXPECT_TRUE((*reads)["met"].get<bool>());
+  const json* wall = TargetNamed(j, "sparse_tail_open_seconds");
+  ASSERT_TRUE(wall != nullptr) << r.out;
+  EXPECT_TRUE((*wall)["measured"].get<bool>()) << wall->dump();
 }
 
 }  // namespace

@@ -103,8 +103,12 @@ std::vector<int64_t> ServerContainerBlocks(int64_t containers, double fill) {
 // `zero_tail` extends the file by a page of zero bytes (a size that reached
 // the disk before the bytes did), otherwise the first half of a framed
 // DELETE record is written (a torn append).
+// Ends the metadata file of container `id` in a zero tail of
+// `zero_tail_bytes` (a size extended past unwritten bytes: a hole, zero
+// ciphertext when encrypted) or, when 0, in the first half of a DELETE
+// record.
 Status AddCrashTail(const std::string& root, const std::string& id, const ServerKey* key,
-                    bool zero_tail) {
+                    uint64_t zero_tail_bytes) {
   WriteEncryption enc;
   enc.server_key = key;
   enc.algorithm = CipherAlgorithm::kAes128Ctr;
@@ -112,8 +116,8 @@ Status AddCrashTail(const std::string& root, const std::string& id, const Server
   RETURN_NOT_OK(WritableFile::Open(fs::LogBlockContainerWriter::MetadataPath(root, id),
                                    CreateMode::kOpenExisting, enc, &f));
   Status s;
-  if (zero_tail) {
-    s = f->Truncate(f->size() + 4096);
+  if (zero_tail_bytes > 0) {
+    s = f->Truncate(f->size() + zero_tail_bytes);
   } else {
     const BlockRecordPB r =
         fs::LogBlockContainerWriter::MakeDeleteRecord(fs::BlockId(1), 1700000000000000ULL);
@@ -257,6 +261,27 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
                server_fill, server_live, crashed);
   }
 
+  {
+    // Not scaled but its hole: the records are a backdrop, the hole is
+    // what is measured (a 4 GiB hole costs no disk, but the floor reads it).
+    BenchWorkload w;
+    w.name = "S4-sparse-tail";
+    w.group = "S";
+    w.opt_in = true;
+    w.sparse_data = true;
+    w.containers = 4;
+    w.blocks_per_container = 2000;
+    w.deleted_percentage = 10;
+    w.sparse_tail_bytes = std::max<uint64_t>(4096, static_cast<uint64_t>(k * (4ULL << 30)));
+    w.description = "4 containers x 2000 blocks, 10% deleted, the last metadata file followed by "
+                    "a hole of " +
+                    (w.sparse_tail_bytes >= (1 << 20)
+                         ? std::to_string(w.sparse_tail_bytes >> 20) + " MiB"
+                         : std::to_string(w.sparse_tail_bytes >> 10) + " KiB") +
+                    " (a sparse zero tail)";
+    plain.push_back(std::move(w));
+  }
+
   std::vector<BenchWorkload> all;
   for (const BenchWorkload& w : plain) {
     all.push_back(w);
@@ -344,8 +369,13 @@ Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
   const size_t crashed = std::min<size_t>(ids.size(), static_cast<size_t>(w.crashed_containers));
   for (size_t i = 0; i < crashed; i++) {
     RETURN_NOT_OK_PREPEND(AddCrashTail(root, ids[ids.size() - 1 - i],
-                                       w.encrypted ? key : nullptr, i % 2 == 0),
+                                       w.encrypted ? key : nullptr, i % 2 == 0 ? 4096 : 0),
                           "crash tail of " + w.name);
+  }
+  if (w.sparse_tail_bytes > 0 && !ids.empty()) {
+    const uint64_t hole = (w.sparse_tail_bytes + 4095) / 4096 * 4096;
+    RETURN_NOT_OK_PREPEND(AddCrashTail(root, ids.back(), w.encrypted ? key : nullptr, hole),
+                          "sparse tail of " + w.name);
   }
   out->seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -41,6 +41,9 @@
 //       deleted, in 1,000 containers of ~0.5 MiB metadata
 //   S3  S1 after a crash: the last containers being written end in a zero
 //       tail (a size extended past unwritten bytes) or a partial record
+//   S4  a sparse zero tail: 4 containers x 2,000 blocks, the last metadata
+//       file then extended by a hole of 4 GiB times --bench_scale (a hole
+//       reads as zeros; the open must not read it)
 //
 // Each exists plain and encrypted (AES-128 file keys): "G1-100k" and
 // "G1-100k-enc".
@@ -82,6 +85,9 @@ struct BenchWorkload {
   // After generation, this many of the last containers written get a crash
   // tail: a zero tail and a partial record, alternately.
   int64_t crashed_containers = 0;
+  // After generation, the last container's metadata file is extended by a
+  // hole of this many bytes (rounded up to 4 KiB).
+  uint64_t sparse_tail_bytes = 0;
 };
 
 struct WorkloadSizing {
