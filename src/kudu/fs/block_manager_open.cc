@@ -389,7 +389,7 @@ void Repair(const ServerKey* key, ReplayStats* stats, OpenResult* result) {
 void ReserveBlockMap(const ContainerInfos& containers, BlockMap* map) {
   uint64_t records = 0;
   for (const ContainerInfo& c : containers) {
-    records += EstimatedCreateRecords(MetadataPayloadBytes(c));
+    records += EstimatedCreateRecords(c);
   }
   map->Reserve(records);
 }

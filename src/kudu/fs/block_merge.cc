@@ -42,8 +42,7 @@ void ConflictLog::Record(std::vector<BlockMap::Rejected>* rejected) {
 
 void ThreadMerge::Queue(uint32_t index, LiveBlocks blocks) {
   if (containers_ != nullptr) {
-    map_->NoteReplayed(EstimatedCreateRecords(MetadataPayloadBytes((*containers_)[index])),
-                       blocks.size());
+    map_->NoteReplayed(EstimatedCreateRecords((*containers_)[index]), blocks.size());
   }
   if (blocks.empty()) return;
   pending_.push_back(std::move(blocks));

@@ -279,16 +279,19 @@ std::vector<LiveBlock> MisalignedBlocks(const LiveBlocks& live,
 
 }  // namespace
 
-uint64_t EstimatedCreateRecords(uint64_t payload) {
+uint64_t EstimatedCreateRecords(const ContainerInfo& c) {
+  if (!c.has_metadata) return 0;
   // A CREATE record as every writer emits it takes at least ~42 bytes
   // (8-byte v2 prefix, 11-byte block id, op, timestamp, offset, length,
   // 4-byte CRC); the cap keeps a huge file from making a huge reservation.
-  return std::min<uint64_t>(payload / 42, 1ULL << 22);
-}
-
-uint64_t MetadataPayloadBytes(const ContainerInfo& c) {
-  if (!c.has_metadata) return 0;
-  return c.metadata_size - std::min(c.metadata_size, HeaderSize(c));
+  const uint64_t payload = c.metadata_size - std::min(c.metadata_size, HeaderSize(c));
+  uint64_t records = std::min<uint64_t>(payload / 42, 1ULL << 22);
+  // Only a hint: zero-length or misaligned blocks past it grow the sets.
+  if (c.has_data && c.fs_block_size > 0) {
+    const uint64_t data = c.data_size - std::min(c.data_size, HeaderSize(c));
+    records = std::min(records, data / c.fs_block_size + 1);
+  }
+  return records;
 }
 
 bool WillReplay(const ContainerInfo& c) {
@@ -330,7 +333,7 @@ LiveBlocks LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
   ContainerReplayState state(c->data_size, HeaderSize(*c), c->fs_block_size);
   // Sized once for the most CREATE records the file can hold, so that the
   // live map does not rehash as it fills.
-  state.Reserve(EstimatedCreateRecords(MetadataPayloadBytes(*c)));
+  state.Reserve(EstimatedCreateRecords(*c));
   RecordOutcome(replayer->Replay(file.get(), &state), c);
   c->malformed = state.malformed();
   if (!c->malformed.empty()) FillMalformedTexts(file.get(), replayer->stats(), &c->malformed);

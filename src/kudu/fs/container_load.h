@@ -38,12 +38,12 @@ class ContainerReplayer;
 
 namespace fs {
 
-// An upper estimate of the CREATE records in `payload` metadata bytes, to
-// size hash maps once (capped: past the cap the maps grow as usual).
-uint64_t EstimatedCreateRecords(uint64_t payload);
-
-// The metadata bytes of `c` past its encryption header (0 without metadata).
-uint64_t MetadataPayloadBytes(const ContainerInfo& c);
+// An upper estimate of the CREATE records of `c`, to size its live set and
+// the block map once (capped: past the cap they grow as usual). The lesser
+// of what its metadata bytes can frame and what its data file can hold (a
+// block starts on a filesystem block of its own), so that a metadata file
+// whose size is mostly a zero tail or a hole reserves nothing for it.
+uint64_t EstimatedCreateRecords(const ContainerInfo& c);
 
 // Whether LoadContainer will open and replay `c`'s metadata file.
 bool WillReplay(const ContainerInfo& c);
