@@ -194,6 +194,26 @@ TEST(BenchServerWorkloadsTest, AfterCrashAndGenerationTargetsComeFromTheSameRun)
   EXPECT_DOUBLE_EQ(slowest, (*generation)["value"].get<double>());
 }
 
+// The live-heavy state is judged by its memory per live block, encrypted
+// too, and never by the mostly-deleted states' allowance.
+TEST(BenchServerWorkloadsTest, EncryptedLiveHeavyStateHasTheLiveBlockTarget) {
+  TempDir tmp;
+  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=S2-10M-live-enc",
+                              "--bench_scale=0.0001", "--bench_repetitions=1",
+                              "--bench_strategies=auto", "--bench_cache_mode=warm",
+                              "--format=json"});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  json j;
+  ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;
+  const json* per_block = TargetNamed(j, "peak_rss_per_live_block_s2");
+  ASSERT_TRUE(per_block != nullptr) << r.out;
+  EXPECT_TRUE((*per_block)["measured"].get<bool>()) << per_block->dump();
+  EXPECT_EQ("S2-10M-live-enc (warm)", (*per_block)["workload"]);
+  const json* deleted = TargetNamed(j, "peak_rss_beyond_live_and_buffers_mib");
+  ASSERT_TRUE(deleted != nullptr) << r.out;
+  EXPECT_FALSE((*deleted)["measured"].get<bool>()) << deleted->dump();
+}
+
 TEST(BenchServerWorkloadsTest, SparseTailIsNotRead) {
   TempDir tmp;
   // Scale 0.02: an 82 MiB hole after the last container's records, more
