@@ -19,15 +19,18 @@
 // record loop (frame + CRC + parse + apply) per record, CRC-32C by buffer
 // size, AES-CTR throughput, block-map inserts, the open's block-map merge
 // (locked inserts vs per-shard batches), a container's live set (the sorted
-// vector while ids ascend vs the hash map it falls back to) and the floor's
-// whole-file CRC. Run:
+// vector while ids ascend vs the hash map it falls back to), the floor's
+// whole-file CRC, and the least work any replay adds to the floor beside
+// what this one adds (BM_LeastWorkAboveTheFloor). Run:
 //   build/bin/replay_micro_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
@@ -49,20 +52,22 @@ namespace kudu {
 namespace fs {
 namespace {
 
-// A metadata file image of `n` records (2 CREATEs per DELETE), in memory.
-std::string MetadataImage(int n) {
+// A metadata file image of `n` records, in memory: every `delete_every`th
+// record a DELETE of an earlier block (2 CREATEs per DELETE by default),
+// block ids from `first_id` up.
+std::string MetadataImage(int n, int delete_every = 3, uint64_t first_id = 1000000) {
   std::string file;
   pb_container::AppendFileHeader(2, &file);
   pb_container::AppendRecord(2, PbContainerWriter::SupplementalHeader(BlockRecordPB::descriptor()),
                              &file);
   std::vector<uint64_t> live;
   int64_t offset = 0;
-  uint64_t id = 1000000;
+  uint64_t id = first_id;
   BlockRecordPB r;
   for (int i = 0; i < n; i++) {
     r.Clear();
-    if (i % 3 == 2) {
-      r.mutable_block_id()->set_id(live[i / 3]);
+    if (i % delete_every == delete_every - 1) {
+      r.mutable_block_id()->set_id(live[i / delete_every]);
       r.set_op_type(DELETE);
       r.set_timestamp_us(1700000000000000ULL + i);
     } else {
@@ -258,6 +263,85 @@ void BM_FloorCrcWholeFile(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * image.size());
 }
 BENCHMARK(BM_FloorCrcWholeFile)->Arg(100000);
+
+// How far above the floor any replay has to be, on one thread, over
+// G1-100k's shape (4 files of 30,556 records, one DELETE in 11, 4.8 MiB in
+// all): every mode copies each file once, as a read from the page cache
+// does. Arg 0: the floor (that copy and CRC-32C over it). 1: the floor and
+// a parse of every record (the parser's fast path, from offsets found
+// beforehand: no framing, no per-record checks). 2: that, every CREATE
+// appended to an array (no DELETE applied, no record semantics) and the
+// array merged into the server's block map as the open merges: the least a
+// replay that leaves a block map can do. 3: the replay itself (framing,
+// both checksums of every record, parse, record semantics, live set) and
+// the same merge, with no whole-file CRC. The block map is reserved and
+// made present first in the modes that build one, as the open does.
+void BM_LeastWorkAboveTheFloor(benchmark::State& state) {
+  constexpr int kFiles = 4;
+  constexpr int kRecordsPerFile = 30556;
+  const int mode = static_cast<int>(state.range(0));
+  const std::string name = "bench.metadata";
+  std::string images[kFiles];
+  std::vector<std::pair<size_t, size_t>> bodies[kFiles];  // offset, size
+  BlockRecordPB scratch;
+  size_t max_size = 0, records = 0, bytes = 0;
+  for (int f = 0; f < kFiles; f++) {
+    images[f] = MetadataImage(kRecordsPerFile, 11, 1000000 + f * 100000ULL);
+    const uint8_t* image = reinterpret_cast<const uint8_t*>(images[f].data());
+    BufferRecordSource src(name, image, 0, images[f].size());
+    ForEachBlockRecord(&src, &scratch, [&](const BlockRecord&, uint64_t, Slice body) {
+      bodies[f].emplace_back(static_cast<size_t>(body.data() - image), body.size());
+    });
+    max_size = std::max(max_size, images[f].size());
+    records += bodies[f].size();
+    bytes += images[f].size();
+  }
+  std::unique_ptr<uint8_t[]> buf(new uint8_t[max_size]);
+  BlockMap::Batch batch;
+  std::vector<BlockMap::Rejected> rejected;
+  for (auto _ : state) {
+    std::unique_ptr<BlockMap> map;
+    if (mode >= 2) {
+      map.reset(new BlockMap());
+      map->Reserve(records);
+      map->Allocate();
+    }
+    for (int f = 0; f < kFiles; f++) {
+      const size_t size = images[f].size();
+      std::memcpy(buf.get(), images[f].data(), size);
+      if (mode <= 2) benchmark::DoNotOptimize(crc::Crc32c(buf.get(), size));
+      LiveBlocks live;
+      if (mode == 1 || mode == 2) {
+        if (mode == 2) live.reserve(bodies[f].size());
+        uint64_t parsed = 0, sum = 0;
+        for (const auto& b : bodies[f]) {
+          BlockRecord r;
+          parsed += ParseBlockRecord(Slice(buf.get() + b.first, b.second), &scratch, &r);
+          sum += r.block_id + static_cast<uint64_t>(r.offset + r.length);
+          if (mode == 2 && r.op_type == CREATE) {
+            live.push_back(LiveBlock{r.block_id, BlockLocation{r.offset, r.length}});
+          }
+        }
+        if (parsed != bodies[f].size()) state.SkipWithError("a record did not parse");
+        benchmark::DoNotOptimize(sum);
+      } else if (mode == 3) {
+        ContainerReplayState cs(1ULL << 50, 0, 4096);
+        cs.Reserve(bodies[f].size());
+        BufferRecordSource src(name, buf.get(), 0, size);
+        if (!ReplayRecordsFrom(&src, &scratch, &cs).clean()) state.SkipWithError("replay failed");
+        live = cs.TakeLiveBlocks();
+      }
+      if (mode >= 2) {
+        batch.AddSorted(static_cast<uint32_t>(f), live.data(), live.size());
+        map->InsertBatch(&batch, &rejected);
+      }
+    }
+    if (map != nullptr) benchmark::DoNotOptimize(map->size());
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(records));
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
+}
+BENCHMARK(BM_LeastWorkAboveTheFloor)->DenseRange(0, 3)->Unit(benchmark::kMillisecond);
 
 // A container's live set under the workload a server writes: CREATEs with
 // ascending ids (gaps: other containers' blocks). Arg 1 = 0: one DELETE of
