@@ -47,6 +47,7 @@ namespace {
 
 using test::Contains;
 using test::ContainerIdFor;
+using test::OpenDescriptorCount;
 using test::TempDir;
 
 // What the listing says of one container.
@@ -265,12 +266,6 @@ TEST_F(ContainerListingTest, SeveralDirsComeInDirOrder) {
   }
 }
 
-// Descriptors this process has open.
-size_t OpenDescriptors() {
-  std::vector<std::string> names;
-  return env::ListDir("/proc/self/fd", &names).ok() ? names.size() : 0;
-}
-
 // The process's soft limit on descriptors, lowered for a scope.
 class DescriptorLimit {
  public:
@@ -306,7 +301,7 @@ TEST_F(ContainerListingTest, MetadataFilesAreHeldOpenWithinTheDescriptorBudget) 
   ASSERT_EQ(0, ::symlink(env::JoinPath(data_, "target").c_str(),
                          env::JoinPath(data_, link_id + ".metadata").c_str()));
   ASSERT_OK(env::CreateDirs(env::JoinPath(data_, dir_id + ".metadata")));
-  const size_t before = OpenDescriptors();
+  const size_t before = OpenDescriptorCount();
   auto check = [&](ContainerListing* l, size_t budget, size_t* held_out) {
     ASSERT_EQ(static_cast<size_t>(kContainers + 2), l->containers.size());
     ASSERT_EQ(l->containers.size(), l->metadata_files.size());
@@ -350,9 +345,9 @@ TEST_F(ContainerListingTest, MetadataFilesAreHeldOpenWithinTheDescriptorBudget) 
       check(&l, HeldFileBudget(DescriptorsReservedFor(0)), &held);
       EXPECT_EQ(static_cast<size_t>(kContainers), held);
       // The held files and the listing's data/.
-      EXPECT_EQ(before + kContainers + 1, OpenDescriptors());
+      EXPECT_EQ(before + kContainers + 1, OpenDescriptorCount());
     }
-    EXPECT_EQ(before, OpenDescriptors());
+    EXPECT_EQ(before, OpenDescriptorCount());
     {
       // A limit that leaves room for only some of them: half of what is
       // left once 64 are set aside.
@@ -364,9 +359,9 @@ TEST_F(ContainerListingTest, MetadataFilesAreHeldOpenWithinTheDescriptorBudget) 
       size_t held = 0;
       check(&l, 100, &held);
       EXPECT_GE(held, 98u);
-      EXPECT_EQ(before + held + 1, OpenDescriptors());
+      EXPECT_EQ(before + held + 1, OpenDescriptorCount());
     }
-    EXPECT_EQ(before, OpenDescriptors());
+    EXPECT_EQ(before, OpenDescriptorCount());
   }
 }
 
@@ -378,7 +373,7 @@ TEST_F(ContainerListingTest, MetadataFilesAreHeldOpenWithinTheDescriptorBudget) 
 // reported race.
 TEST(HeldFilesTest, TakeAndPutBackFromTwoThreadsLoseNoDescriptor) {
   constexpr int kSlots = 200;
-  const size_t before = OpenDescriptors();
+  const size_t before = OpenDescriptorCount();
   for (int round = 0; round < 20; round++) {
     std::vector<int> fds;
     for (int i = 0; i < kSlots; i++) {
@@ -418,7 +413,7 @@ TEST(HeldFilesTest, TakeAndPutBackFromTwoThreadsLoseNoDescriptor) {
     for (int fd : taken) ::close(fd);
     (void)advised;
   }
-  EXPECT_EQ(before, OpenDescriptors());
+  EXPECT_EQ(before, OpenDescriptorCount());
 }
 
 }  // namespace

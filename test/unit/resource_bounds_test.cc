@@ -16,7 +16,9 @@
 // under the License.
 
 // Resource bounds: no input makes the replay allocate beyond the file sizes
-// plus the memory budget, and no open/replay cycle leaks a file descriptor.
+// plus the memory budget, and an open of many containers stays within its
+// budget and a low descriptor limit (descriptor leaks of replay cycles:
+// descriptor_bounds_test.cc).
 //
 // Memory is measured two ways, both in a forked child so nothing the parent
 // did before pollutes the figures:
@@ -43,7 +45,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dirent.h>
 #include <functional>
 #include <iostream>
 #include <new>
@@ -59,8 +60,10 @@
 #include "kudu/util/crc32c.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
-#include "kudu/util/io_fault_injector.h"
 #include "kudu/util/pb_container_format.h"
+#include "util/fs_fixture_util.h"
+#include "util/replay_test_util.h"
+#include "util/test_macros.h"
 #include "util/test_util.h"
 
 
@@ -275,27 +278,6 @@ std::string ReplayWithBudget(fs::StrategyChoice choice, uint64_t budget, uint64_
   return "";
 }
 
-std::vector<fs::ReplayStrategyKind> DirectKinds(bool encrypted) {
-  std::vector<fs::ReplayStrategyKind> k = {fs::ReplayStrategyKind::kStreaming,
-                                       encrypted ? fs::ReplayStrategyKind::kEncryptedInMemory
-                                                 : fs::ReplayStrategyKind::kInMemory};
-  if (fs::NewReplayStrategy(fs::ReplayStrategyKind::kWindowed, fs::ReplayStrategyOptions())) {
-    k.push_back(fs::ReplayStrategyKind::kWindowed);
-  }
-  return k;
-}
-
-int CountOpenFds() {
-  int n = 0;
-  DIR* d = opendir("/proc/self/fd");
-  if (!d) return -1;
-  while (dirent* e = readdir(d)) {
-    if (e->d_name[0] != '.') n++;
-  }
-  closedir(d);
-  return n - 1;  // the DIR itself
-}
-
 class ResourceBoundsTest : public ::testing::Test {
  protected:
   // Fallbacks and opens log a line each; thousands are expected here.
@@ -333,7 +315,7 @@ TEST_F(ResourceBoundsTest, HostileLengthsAllocateNothingBig) {
         const int64_t size = static_cast<int64_t>(FileSizeOrDie(path));
         const fs::ReplayOutcome::Kind want =
             version == 2 ? fs::ReplayOutcome::Kind::kPartialRecord : fs::ReplayOutcome::Kind::kCorruption;
-        for (fs::ReplayStrategyKind kind : DirectKinds(k != nullptr)) {
+        for (fs::ReplayStrategyKind kind : EveryKindFor(k != nullptr)) {
           Measured m = MeasureInChild([&] { return ReplayExpecting(kind, path, k, want, 3); });
           const std::string what = "v" + std::to_string(version) + (k ? " encrypted " : " plain ") +
                                    ReplayStrategyName(kind) + " len " + std::to_string(len);
@@ -434,80 +416,14 @@ TEST_F(ResourceBoundsTest, HugeRecordCountStaysWithinBudget) {
 
 // Writes a data dir root with `n` containers of a few records each; every
 // `broken_every`-th one damaged in one of several ways. Ids are unique.
-void MakeDataDir(const std::string& root, int n, int first, int broken_every) {
-  ASSERT_TRUE(env::CreateDirs(fs::LogBlockContainerWriter::DataDir(root)).ok());
-  for (int i = 0; i < n; i++) {
-    char id[33];
-    std::snprintf(id, sizeof(id), "%032x", first + i);
-    const std::string mpath = fs::LogBlockContainerWriter::MetadataPath(root, id);
-    const std::string dpath = fs::LogBlockContainerWriter::DataPath(root, id);
-    std::vector<BlockRecordPB> recs = MakeRecordSequence(4, 3, static_cast<uint64_t>(first + i) * 100);
-    ASSERT_TRUE(WriteMetadataFile(mpath, recs).ok());
-    ASSERT_TRUE(WriteStringToFile(dpath, "").ok());
-    ASSERT_TRUE(TruncateFileTo(dpath, 64 * 1024).ok());
-    if (broken_every > 0 && i % broken_every == broken_every - 1) {
-      switch ((i / broken_every) % 3) {
-        case 0: ASSERT_TRUE(AppendZeros(mpath, 20).ok()); break;            // partial record
-        case 1: ASSERT_TRUE(TruncateFileTo(mpath, FileSizeOrDie(mpath) - 5).ok()); break;
-        case 2: ASSERT_TRUE(FlipByte(mpath, FileSizeOrDie(mpath) - 30, 1).ok()); break;  // corruption
-      }
-    }
-  }
-}
-
-// Thousands of open/replay cycles, healthy and broken files, every strategy,
-// with I/O faults injected: the descriptor count is the same afterwards.
-TEST_F(ResourceBoundsTest, ReplayCyclesLeakNoFileDescriptors) {
-  const std::string root = dir_.Join("fdroot");
-  ASSERT_NO_FATAL_FAILURE(MakeDataDir(root, 40, 1, 4));
-  std::vector<std::string> names;
-  ASSERT_TRUE(env::ListDir(fs::LogBlockContainerWriter::DataDir(root), &names).ok());
-  std::vector<std::string> metas;
-  for (const auto& n : names) {
-    if (n.size() > 9 && n.compare(n.size() - 9, 9, ".metadata") == 0) {
-      metas.push_back(env::JoinPath(fs::LogBlockContainerWriter::DataDir(root), n));
-    }
-  }
-  ASSERT_EQ(40u, metas.size());
-  const int before = CountOpenFds();
-  ASSERT_GT(before, 0);
-  uint64_t cycles = 0, faults = 0;
-  for (int round = 0; round < 25; round++) {
-    for (size_t i = 0; i < metas.size(); i++) {
-      for (fs::ReplayStrategyKind kind : DirectKinds(false)) {
-        // Every few cycles, fail one of the reads (EIO or a vanished tail).
-        if ((cycles % 3) == 0) {
-          IoFaultInjector::Arm(IoOp::kRead, 1 + (cycles / 3) % 4,
-                               (cycles / 3) % 2 ? IoFault::kEIO : IoFault::kUnexpectedEof);
-        }
-        std::unique_ptr<RandomAccessFile> file;
-        if (RandomAccessFile::Open(metas[i], nullptr, &file).ok()) {
-          fs::ReplayStrategyOptions so;
-          so.window_bytes = 64;
-          std::unique_ptr<fs::MetadataReplayStrategy> st = fs::NewReplayStrategy(kind, so);
-          fs::ContainerReplayState state(1 << 20, 0, 4096);
-          (void)st->Replay(file.get(), &state);
-        }
-        if (IoFaultInjector::Fired()) faults++;
-        IoFaultInjector::Disarm();
-        cycles++;
-      }
-    }
-  }
-  EXPECT_EQ(before, CountOpenFds()) << "after " << cycles << " replays";
-  EXPECT_GT(faults, 100u);
-  std::cout << "[bounds] " << cycles << " open/replay cycles (" << faults
-            << " with an injected read fault): " << before << " fds before and after" << std::endl;
-}
-
 // Opens of a 2-dir state of 2,000 containers: no descriptor leak across
 // repeated opens, the open succeeds under RLIMIT_NOFILE = 64 (it holds one
 // metadata file per replay thread), and its heap stays within the budget
 // plus the per-container bookkeeping it returns.
 TEST_F(ResourceBoundsTest, ManyContainersOpenWithFewDescriptors) {
   const std::vector<std::string> roots = {dir_.Join("d0"), dir_.Join("d1")};
-  ASSERT_NO_FATAL_FAILURE(MakeDataDir(roots[0], 1000, 1, 0));
-  ASSERT_NO_FATAL_FAILURE(MakeDataDir(roots[1], 1000, 5000, 0));
+  ASSERT_OK(WriteSmallContainers(roots[0], 1000, 1, 0));
+  ASSERT_OK(WriteSmallContainers(roots[1], 1000, 5000, 0));
   fs::BlockManagerOpenOptions opts;
   opts.data_dirs = roots;
   opts.threads_per_dir = 4;
@@ -516,7 +432,7 @@ TEST_F(ResourceBoundsTest, ManyContainersOpenWithFewDescriptors) {
   opts.policy.memory_budget_bytes = 256 * kKiB;
   opts.policy.budget_wait_ms = 0;
 
-  const int before = CountOpenFds();
+  const size_t before = OpenDescriptorCount();
   uint64_t live = 0;
   for (int i = 0; i < 3; i++) {
     fs::OpenResult r;
@@ -525,7 +441,7 @@ TEST_F(ResourceBoundsTest, ManyContainersOpenWithFewDescriptors) {
     live = r.block_map->size();
     EXPECT_LE(r.replay.peak_buffer_bytes, opts.policy.memory_budget_bytes);
   }
-  EXPECT_EQ(before, CountOpenFds());
+  EXPECT_EQ(before, OpenDescriptorCount());
   EXPECT_GT(live, 2000u);
 
   // Under a descriptor limit of 64 (the test process holds a handful).
@@ -554,7 +470,7 @@ TEST_F(ResourceBoundsTest, ManyContainersOpenWithFewDescriptors) {
 // map's arena at more than 100 MiB for 17 blocks).
 TEST_F(ResourceBoundsTest, AHoleInAMetadataFileReservesNothingForIt) {
   const std::string root = dir_.Join("hole");
-  ASSERT_NO_FATAL_FAILURE(MakeDataDir(root, 4, 1, 0));
+  ASSERT_OK(WriteSmallContainers(root, 4, 1, 0));
   fs::BlockManagerOpenOptions opts;
   opts.data_dirs = {root};
   opts.threads_per_dir = 2;
@@ -581,44 +497,6 @@ TEST_F(ResourceBoundsTest, AHoleInAMetadataFileReservesNothingForIt) {
   // containers' bookkeeping.
   ASSERT_NO_FATAL_FAILURE(
       ExpectWithin(m, 12 * kMiB, 32 * kMiB, "open of 4 containers, one with a 4 GiB hole"));
-}
-
-// The listing holds metadata files open for the replay: every one is closed
-// by the end of the open, those of containers never replayed (incomplete
-// ones) included; an open stopped by its key holds none.
-TEST_F(ResourceBoundsTest, MetadataFilesHeldForTheReplayAreAllClosed) {
-  const std::string root = dir_.Join("held");
-  ASSERT_NO_FATAL_FAILURE(MakeDataDir(root, 50, 1, 7));
-  for (int i = 0; i < 20; i++) {  // empty files: incomplete, never replayed
-    char id[33];
-    std::snprintf(id, sizeof(id), "%032x", 1000 + i);
-    ASSERT_TRUE(WriteStringToFile(fs::LogBlockContainerWriter::MetadataPath(root, id), "").ok());
-    ASSERT_TRUE(WriteStringToFile(fs::LogBlockContainerWriter::DataPath(root, id), "").ok());
-  }
-  fs::BlockManagerOpenOptions opts;
-  opts.data_dirs = {root};
-  opts.progress_every = 0;
-  const int before = CountOpenFds();
-  {
-    fs::OpenResult r;
-    (void)fs::OpenBlockManager(opts, &r);  // the broken containers make it fail
-    ASSERT_EQ(70u, r.containers.size());
-    size_t incomplete = 0;
-    for (const fs::ContainerInfo& c : r.containers) incomplete += c.incomplete ? 1 : 0;
-    EXPECT_EQ(20u, incomplete);
-  }
-  EXPECT_EQ(before, CountOpenFds());
-  // A key for a plain dir: the open stops at the wrong-key check, before
-  // the listing holds anything, and the check's own reads close their files.
-  ServerKey key = TestServerKey(16);
-  opts.server_key = &key;
-  {
-    fs::OpenResult r;
-    Status s = fs::OpenBlockManager(opts, &r);
-    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-    EXPECT_TRUE(r.containers.empty());
-  }
-  EXPECT_EQ(before, CountOpenFds());
 }
 
 }  // namespace

@@ -50,6 +50,27 @@ Status WriteDataFile(const std::string& path, uint64_t size, const ServerKey* ke
   return f->Close();
 }
 
+Status WriteSmallContainers(const std::string& root, int n, int first, int broken_every) {
+  RETURN_NOT_OK(env::CreateDirs(fs::LogBlockContainerWriter::DataDir(root)));
+  for (int i = 0; i < n; i++) {
+    char id[33];
+    std::snprintf(id, sizeof(id), "%032x", first + i);
+    const std::string mpath = fs::LogBlockContainerWriter::MetadataPath(root, id);
+    const std::string dpath = fs::LogBlockContainerWriter::DataPath(root, id);
+    RETURN_NOT_OK(WriteMetadataFile(
+        mpath, MakeRecordSequence(4, 3, static_cast<uint64_t>(first + i) * 100)));
+    RETURN_NOT_OK(WriteStringToFile(dpath, ""));
+    RETURN_NOT_OK(TruncateFileTo(dpath, 64 * 1024));
+    if (broken_every <= 0 || i % broken_every != broken_every - 1) continue;
+    switch ((i / broken_every) % 3) {
+      case 0: RETURN_NOT_OK(AppendZeros(mpath, 20)); break;  // a partial record
+      case 1: RETURN_NOT_OK(TruncateFileTo(mpath, FileSizeOrDie(mpath) - 5)); break;
+      case 2: RETURN_NOT_OK(FlipByte(mpath, FileSizeOrDie(mpath) - 30, 1)); break;  // corruption
+    }
+  }
+  return Status::OK();
+}
+
 Status WriteHandContainer(const std::string& root, const std::string& id, int64_t data_size,
                           const std::vector<BlockRecordPB>* records, const ServerKey* key,
                           HandContainer* out, uint32_t version) {

@@ -85,6 +85,14 @@ Status WriteHandContainer(const std::string& root, const std::string& id, int64_
                           const std::vector<BlockRecordPB>* records, const ServerKey* key,
                           HandContainer* out, uint32_t version = 2);
 
+// Writes `n` small plain containers into <root>/data (created if missing),
+// ids "%032x" of first .. first + n - 1: 4 records each (one DELETE), a
+// 64 KiB data file. With `broken_every` > 0, every broken_every-th metadata
+// file is then damaged in turn: a partial trailing record (20 zero bytes
+// appended), its last 5 bytes cut off, a byte flipped 30 bytes before its
+// end.
+Status WriteSmallContainers(const std::string& root, int n, int first, int broken_every);
+
 // Writes a data file of `size` raw bytes (zeros after the header).
 Status WriteDataFile(const std::string& path, uint64_t size, const ServerKey* key);
 

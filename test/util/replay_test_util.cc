@@ -65,6 +65,12 @@ std::vector<fs::ReplayStrategyKind> KindsFor(bool encrypted) {
   return kinds;
 }
 
+std::vector<fs::ReplayStrategyKind> EveryKindFor(bool encrypted) {
+  std::vector<fs::ReplayStrategyKind> kinds = {fs::ReplayStrategyKind::kStreaming};
+  for (fs::ReplayStrategyKind k : KindsFor(encrypted)) kinds.push_back(k);
+  return kinds;
+}
+
 std::string CompareWithStreaming(const std::string& path, const ServerKey* key,
                                  size_t window_bytes) {
   return CompareWithStreaming(path, key, std::vector<size_t>{window_bytes});

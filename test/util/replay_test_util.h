@@ -57,9 +57,11 @@ StrategyRun RunStrategy(fs::ReplayStrategyKind kind, const std::string& path, co
                         size_t window_bytes = 4096,
                         fs::DirectReadMode direct_read = fs::DirectReadMode::kCold);
 
-// The kinds that apply to a file: Streaming, the in-memory one that fits,
-// and Windowed when it exists.
+// The kinds a file is checked against Streaming with: the in-memory one that
+// fits it, and Windowed when it exists.
 std::vector<fs::ReplayStrategyKind> KindsFor(bool encrypted);
+// Streaming and KindsFor(encrypted): every kind that can replay the file.
+std::vector<fs::ReplayStrategyKind> EveryKindFor(bool encrypted);
 
 // Empty when every kind gives Streaming's records and outcome; otherwise a
 // description of the first difference. With the default window the

@@ -103,6 +103,9 @@ bool Contains(const std::string& haystack, const std::string& needle);
 // `n` reproducible pseudo-random bytes.
 std::string RandomBytes(size_t n, uint32_t seed);
 
+// Descriptors this process has open (a leak check compares two counts).
+size_t OpenDescriptorCount();
+
 // A fixed server key of `bytes` bytes for tests.
 ServerKey TestServerKey(size_t bytes = 16);
 
