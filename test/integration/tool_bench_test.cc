@@ -87,7 +87,17 @@ std::map<std::string, json> CheckWorkload(const json& w, int repetitions) {
     ExpectSpread(s["wall_s"], "wall_s");
     ExpectSpread(s["user_s"], "user_s");
     ExpectSpread(s["sys_s"], "sys_s");
-    EXPECT_EQ(static_cast<size_t>(repetitions), s["runs"].size());
+    const size_t runs = s["runs"].size();
+    if (w.contains("short_state")) {
+      // A short state's quick strategies, the floor always among them, got
+      // extra rounds; the others (Streaming, usually) only the repetitions.
+      const size_t short_runs = w["short_state"]["runs"].get<size_t>();
+      EXPECT_GT(short_runs, static_cast<size_t>(repetitions));
+      EXPECT_TRUE(runs == static_cast<size_t>(repetitions) || runs == short_runs) << runs;
+      if (name == "floor") EXPECT_EQ(short_runs, runs);
+    } else {
+      EXPECT_EQ(static_cast<size_t>(repetitions), runs);
+    }
     for (const char* k : {"metadata_read_syscalls", "metadata_bytes_read", "peak_buffer_bytes",
                           "records", "records_per_cpu_s", "speedup_over_streaming", "floor_ratio"}) {
       EXPECT_TRUE(s[k].is_number()) << k;
@@ -235,10 +245,57 @@ TEST_F(ToolBenchTest, GivenDirsReadOnly) {
   }
 }
 
+// A state whose opens take milliseconds gets extra interleaved rounds of
+// its quick strategies and floor, warm and in process only.
+TEST_F(ToolBenchTest, ShortStatesGetExtraRounds) {
+  const std::string root = tmp_.Join("short");
+  RunResult g = RunKudu(tmp_, {"fs", "generate", "--fs_data_dirs=" + root, "--containers=4",
+                               "--blocks_per_container=200", "--deleted_block_percentage=10"});
+  ASSERT_EQ(0, g.exit_status) << Describe(g);
+  auto bench = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = {"fs", "bench", "--fs_data_dirs=" + root,
+                                     "--bench_repetitions=2", "--format=json",
+                                     "--bench_strategies=streaming,inmemory,auto"};
+    args.insert(args.end(), more.begin(), more.end());
+    RunResult r = RunKudu(tmp_, args);
+    EXPECT_EQ(0, r.exit_status) << Describe(r);
+    json j = json::parse(r.out);
+    EXPECT_EQ(1u, j["workloads"].size());
+    return j["workloads"][0];
+  };
+  auto runs_of = [](const json& w) {
+    std::map<std::string, size_t> runs;
+    for (const json& s : w["strategies"]) runs[s["strategy"]] = s["runs"].size();
+    return runs;
+  };
+  {
+    const json w = bench({"--bench_min_short_runs=7"});
+    CheckWorkload(w, 2);
+    ASSERT_TRUE(w.contains("short_state")) << w.dump(2);
+    EXPECT_EQ(7, w["short_state"]["runs"].get<int>());
+    EXPECT_GT(w["short_state"]["fastest_open_s"].get<double>(), 0);
+    EXPECT_LT(w["short_state"]["fastest_open_s"].get<double>(), 0.020);
+    std::map<std::string, size_t> runs = runs_of(w);
+    EXPECT_EQ(7u, runs["floor"]);
+    EXPECT_EQ(7u, runs["inmemory"]);
+    EXPECT_EQ(7u, runs["auto"]);
+  }
+  // No extra rounds when they are turned off, nor with a fresh process per
+  // open (each would start a process).
+  for (const std::string& flag : {std::string("--bench_min_short_runs=0"),
+                                  std::string("--bench_peak_rss")}) {
+    SCOPED_TRACE(flag);
+    const json w = bench({flag});
+    EXPECT_FALSE(w.contains("short_state"));
+    for (const auto& kv : runs_of(w)) EXPECT_EQ(2u, kv.second) << kv.first;
+  }
+}
+
 TEST_F(ToolBenchTest, UsageErrors) {
   const std::vector<std::vector<std::string>> cases = {
       {"fs", "bench", "--bench_workloads=G9"},
       {"fs", "bench", "--bench_repetitions=0"},
+      {"fs", "bench", "--bench_min_short_runs=-1"},
       {"fs", "bench", "--bench_strategies=fastest"},
       {"fs", "bench", "--bench_encryption=maybe"},
       {"fs", "bench", "--bench_cache_mode=lukewarm"},

@@ -216,6 +216,9 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
     w["live_set"] = DigestJson(t.digest);
     if (t.has_expected) w["expected_live_set"] = DigestJson(t.expected);
     w["live_sets_identical"] = t.identical;
+    if (t.short_runs > 0) {
+      w["short_state"] = ojson{{"fastest_open_s", t.short_open_s}, {"runs", t.short_runs}};
+    }
     if (!t.identical) w["mismatch"] = t.mismatch;
     ojson strategies = ojson::array();
     for (const VariantResult& v : t.variants) {
@@ -395,6 +398,11 @@ std::string BenchReportText(const BenchReport& r) {
                             (t.has_expected ? " and equal to the generator's" : "")
                       : "MISMATCH: " + t.mismatch)
       << "\n";
+    if (t.short_runs > 0) {
+      o << "   a short state (fastest open " << Fmt("%.2f", t.short_open_s * 1e3)
+        << " ms): " << t.short_runs << " runs of each strategy within "
+        << Fmt("%.0f", kShortStateSpan) << "x of it, in extra interleaved rounds\n";
+    }
     size_t name_w = 10;
     for (const VariantResult& v : t.variants) name_w = std::max(name_w, v.variant.name.size() + 1);
     o << "   " << Pad("strategy", name_w, false) << Pad("wall ms", 9) << Pad("[min-max]", 17)

@@ -203,6 +203,48 @@ Status MeasureOpen(const BenchTarget& target, const fs::ReplayPolicyOptions& pol
   return Status::OK();
 }
 
+namespace {
+
+double MedianWall(const VariantResult& v) {
+  std::vector<double> wall;
+  for (const RunMetrics& m : v.runs) wall.push_back(m.wall_s);
+  return SpreadOf(wall).median;
+}
+
+// The extra rounds of a short state (BenchRunOptions::min_short_runs), the
+// quick variants' order rotated every round as in the repetitions.
+template <typename RunOne>
+Status RunShortStateRounds(const BenchRunOptions& opts, BenchCacheMode* cache, TargetResult* out,
+                           const RunOne& run_one) {
+  if (opts.min_short_runs <= opts.repetitions || opts.fresh_process_per_open ||
+      (cache != nullptr && cache->cold())) {
+    return Status::OK();
+  }
+  double fastest = 0;
+  for (const VariantResult& v : out->variants) {
+    if (v.variant.kind != BenchVariantKind::kOpen || v.runs.empty()) continue;
+    const double w = MedianWall(v);
+    if (fastest == 0 || w < fastest) fastest = w;
+  }
+  if (fastest <= 0 || fastest >= kShortOpenSeconds) return Status::OK();
+  std::vector<size_t> quick;
+  for (size_t i = 0; i < out->variants.size(); i++) {
+    const VariantResult& v = out->variants[i];
+    if (!v.runs.empty() && MedianWall(v) <= kShortStateSpan * fastest) quick.push_back(i);
+  }
+  for (int rep = opts.repetitions; rep < opts.min_short_runs; rep++) {
+    for (size_t j = 0; j < quick.size(); j++) {
+      RETURN_NOT_OK(run_one(quick[(j + static_cast<size_t>(rep)) % quick.size()], rep,
+                            opts.min_short_runs));
+    }
+  }
+  out->short_open_s = fastest;
+  out->short_runs = opts.min_short_runs;
+  return Status::OK();
+}
+
+}  // namespace
+
 Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, TargetResult* out) {
   *out = TargetResult();
   BenchCacheMode* cache = opts.cache;
@@ -265,54 +307,57 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
   out->variants.resize(nv);
   for (size_t i = 0; i < nv; i++) out->variants[i].variant = opts.variants[i];
   bool have_reference = false;
-  for (int rep = 0; rep < opts.repetitions; rep++) {
-    for (size_t j = 0; j < nv; j++) {
-      const size_t i = (j + static_cast<size_t>(rep)) % nv;
-      VariantResult& vr = out->variants[i];
-      if (cache != nullptr) {
-        s = cache->BeforeRun(out->files);
-        if (!s.ok()) return fail(s.CloneAndPrepend("cache mode " + cache->name()));
-      }
-      RunMetrics m;
-      if (cache != nullptr) m.cached_bytes_at_start = cache->cached_bytes_at_start();
-      if (vr.variant.kind == BenchVariantKind::kFloor) {
-        s = MeasureFloor(out->files, target.data_dirs.size(), opts.threads_per_dir,
-                         /*warm=*/cache == nullptr || !cache->cold(), &m);
-        if (!s.ok()) return fail(s.CloneAndPrepend("floor"));
-      } else if (vr.variant.kind == BenchVariantKind::kSeqFloor) {
-        s = MeasureSeqFloor(out->files, &m);
-        if (!s.ok()) return fail(s.CloneAndPrepend("seq-floor"));
-      } else {
-        s = open_once(vr.variant, &m);
-        if (!s.ok()) return fail(s);
-        if (!have_reference) {
-          have_reference = true;
-          out->digest = m.digest;
-          out->records = m.records;
-          out->containers = m.digest.containers;
-          if (out->has_expected && m.digest != out->expected && out->identical) {
-            out->identical = false;
-            out->mismatch = vr.variant.name + " (repetition " + std::to_string(rep + 1) +
-                            ") found " + m.digest.ToString() + ", but the generator left " +
-                            out->expected.ToString();
-          }
-        } else if (m.digest != out->digest && out->identical) {
+  // One measured run of variant i, the rep-th of its runs.
+  auto run_one = [&](size_t i, int rep, int of) -> Status {
+    VariantResult& vr = out->variants[i];
+    if (cache != nullptr) {
+      RETURN_NOT_OK(cache->BeforeRun(out->files).CloneAndPrepend("cache mode " + cache->name()));
+    }
+    RunMetrics m;
+    if (cache != nullptr) m.cached_bytes_at_start = cache->cached_bytes_at_start();
+    if (vr.variant.kind == BenchVariantKind::kFloor) {
+      RETURN_NOT_OK(MeasureFloor(out->files, target.data_dirs.size(), opts.threads_per_dir,
+                                 /*warm=*/cache == nullptr || !cache->cold(), &m)
+                        .CloneAndPrepend("floor"));
+    } else if (vr.variant.kind == BenchVariantKind::kSeqFloor) {
+      RETURN_NOT_OK(MeasureSeqFloor(out->files, &m).CloneAndPrepend("seq-floor"));
+    } else {
+      RETURN_NOT_OK(open_once(vr.variant, &m));
+      if (!have_reference) {
+        have_reference = true;
+        out->digest = m.digest;
+        out->records = m.records;
+        out->containers = m.digest.containers;
+        if (out->has_expected && m.digest != out->expected && out->identical) {
           out->identical = false;
           out->mismatch = vr.variant.name + " (repetition " + std::to_string(rep + 1) +
-                          ") found " + m.digest.ToString() + ", but the first open found " +
-                          out->digest.ToString();
+                          ") found " + m.digest.ToString() + ", but the generator left " +
+                          out->expected.ToString();
         }
-        if (vr.variant.choice == fs::StrategyChoice::kStreaming) out->records = m.records;
+      } else if (m.digest != out->digest && out->identical) {
+        out->identical = false;
+        out->mismatch = vr.variant.name + " (repetition " + std::to_string(rep + 1) +
+                        ") found " + m.digest.ToString() + ", but the first open found " +
+                        out->digest.ToString();
       }
-      char line[160];
-      std::snprintf(line, sizeof(line), "%s %d/%d: wall %.4f s, user %.4f s, sys %.4f s",
-                    vr.variant.name.c_str(), rep + 1, opts.repetitions, m.wall_s, m.user_s,
-                    m.sys_s);
-      // One line per state by default (tool_bench.cc); each run's with --v=1.
-      if (VLOG_IS_ON(1)) progress(line);
-      vr.runs.push_back(m);
+      if (vr.variant.choice == fs::StrategyChoice::kStreaming) out->records = m.records;
+    }
+    char line[160];
+    std::snprintf(line, sizeof(line), "%s %d/%d: wall %.4f s, user %.4f s, sys %.4f s",
+                  vr.variant.name.c_str(), rep + 1, of, m.wall_s, m.user_s, m.sys_s);
+    // One line per state by default (tool_bench.cc); each run's with --v=1.
+    if (VLOG_IS_ON(1)) progress(line);
+    vr.runs.push_back(m);
+    return Status::OK();
+  };
+  for (int rep = 0; rep < opts.repetitions; rep++) {
+    for (size_t j = 0; j < nv; j++) {
+      s = run_one((j + static_cast<size_t>(rep)) % nv, rep, opts.repetitions);
+      if (!s.ok()) return fail(s);
     }
   }
+  s = RunShortStateRounds(opts, cache, out, run_one);
+  if (!s.ok()) return fail(s);
 
   for (VariantResult& vr : out->variants) {
     std::vector<double> wall, user, sys, cpu, rate;

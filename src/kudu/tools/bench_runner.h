@@ -235,6 +235,13 @@ struct BenchTarget {
   double generate_seconds = 0;
 };
 
+// A state is short when its fastest open takes less than this, and its
+// extra rounds (BenchRunOptions::min_short_runs) take the variants within
+// kShortStateSpan times that open: the floor and the in-memory strategies,
+// not Streaming.
+constexpr double kShortOpenSeconds = 0.020;
+constexpr double kShortStateSpan = 10;
+
 struct TargetResult {
   BenchTarget target;
   Status status;  // OK, or why the target could not be measured
@@ -253,6 +260,10 @@ struct TargetResult {
   bool identical = true;
   std::string mismatch;  // the first disagreement
   std::vector<VariantResult> variants;
+  // When the state was short: its fastest open's median, and the runs each
+  // of its quick variants got (0: no extra rounds).
+  double short_open_s = 0;
+  int short_runs = 0;
 
   const VariantResult* Find(const std::string& name) const;
   // The variant of `strategy` measured with the same read-ahead as `like`
@@ -273,6 +284,14 @@ struct BenchRunOptions {
   // Every measured open runs in a fresh process (bench_child_open.h), as a
   // server start does, so that its peak RSS is the open's alone.
   bool fresh_process_per_open = false;
+  // A state whose fastest open (median of the repetitions) takes less than
+  // kShortOpenSeconds is measured again in extra interleaved rounds of the
+  // variants within kShortStateSpan times that open, until each has this
+  // many runs: a 4 ms open's median over 3 runs swung its floor ratio
+  // between 2.3 and 7 from run to run. In process and warm only (a cold run
+  // drops the page cache each time, a fresh process starts one each time).
+  // 0 or at most `repetitions`: no extra rounds.
+  int min_short_runs = 0;
   // Progress lines (stderr); may be empty.
   std::function<void(const std::string&)> progress;
 };
