@@ -246,7 +246,9 @@ TEST_F(ToolBenchTest, GivenDirsReadOnly) {
 }
 
 // A state whose opens take milliseconds gets extra interleaved rounds of
-// its quick strategies and floor, warm and in process only.
+// its quick strategies and floor, warm and in process only. The bound is
+// raised far above any open here, so that whether the state is short does
+// not depend on how busy the machine is.
 TEST_F(ToolBenchTest, ShortStatesGetExtraRounds) {
   const std::string root = tmp_.Join("short");
   RunResult g = RunKudu(tmp_, {"fs", "generate", "--fs_data_dirs=" + root, "--containers=4",
@@ -255,6 +257,7 @@ TEST_F(ToolBenchTest, ShortStatesGetExtraRounds) {
   auto bench = [&](std::vector<std::string> more) {
     std::vector<std::string> args = {"fs", "bench", "--fs_data_dirs=" + root,
                                      "--bench_repetitions=2", "--format=json",
+                                     "--bench_short_open_ms=60000",
                                      "--bench_strategies=streaming,inmemory,auto"};
     args.insert(args.end(), more.begin(), more.end());
     RunResult r = RunKudu(tmp_, args);
@@ -274,7 +277,7 @@ TEST_F(ToolBenchTest, ShortStatesGetExtraRounds) {
     ASSERT_TRUE(w.contains("short_state")) << w.dump(2);
     EXPECT_EQ(7, w["short_state"]["runs"].get<int>());
     EXPECT_GT(w["short_state"]["fastest_open_s"].get<double>(), 0);
-    EXPECT_LT(w["short_state"]["fastest_open_s"].get<double>(), 0.020);
+    EXPECT_LT(w["short_state"]["fastest_open_s"].get<double>(), 60.0);
     std::map<std::string, size_t> runs = runs_of(w);
     EXPECT_EQ(7u, runs["floor"]);
     EXPECT_EQ(7u, runs["inmemory"]);
@@ -296,6 +299,7 @@ TEST_F(ToolBenchTest, UsageErrors) {
       {"fs", "bench", "--bench_workloads=G9"},
       {"fs", "bench", "--bench_repetitions=0"},
       {"fs", "bench", "--bench_min_short_runs=-1"},
+      {"fs", "bench", "--bench_short_open_ms=-1"},
       {"fs", "bench", "--bench_strategies=fastest"},
       {"fs", "bench", "--bench_encryption=maybe"},
       {"fs", "bench", "--bench_cache_mode=lukewarm"},

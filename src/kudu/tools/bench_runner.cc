@@ -226,7 +226,7 @@ Status RunShortStateRounds(const BenchRunOptions& opts, BenchCacheMode* cache, T
     const double w = MedianWall(v);
     if (fastest == 0 || w < fastest) fastest = w;
   }
-  if (fastest <= 0 || fastest >= kShortOpenSeconds) return Status::OK();
+  if (fastest <= 0 || fastest >= opts.short_open_seconds) return Status::OK();
   std::vector<size_t> quick;
   for (size_t i = 0; i < out->variants.size(); i++) {
     const VariantResult& v = out->variants[i];

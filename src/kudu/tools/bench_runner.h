@@ -235,11 +235,9 @@ struct BenchTarget {
   double generate_seconds = 0;
 };
 
-// A state is short when its fastest open takes less than this, and its
-// extra rounds (BenchRunOptions::min_short_runs) take the variants within
-// kShortStateSpan times that open: the floor and the in-memory strategies,
-// not Streaming.
-constexpr double kShortOpenSeconds = 0.020;
+// The extra rounds of a short state (BenchRunOptions::min_short_runs) take
+// the variants within this many times its fastest open: the floor and the
+// in-memory strategies, not Streaming.
 constexpr double kShortStateSpan = 10;
 
 struct TargetResult {
@@ -285,13 +283,14 @@ struct BenchRunOptions {
   // server start does, so that its peak RSS is the open's alone.
   bool fresh_process_per_open = false;
   // A state whose fastest open (median of the repetitions) takes less than
-  // kShortOpenSeconds is measured again in extra interleaved rounds of the
-  // variants within kShortStateSpan times that open, until each has this
-  // many runs: a 4 ms open's median over 3 runs swung its floor ratio
-  // between 2.3 and 7 from run to run. In process and warm only (a cold run
-  // drops the page cache each time, a fresh process starts one each time).
-  // 0 or at most `repetitions`: no extra rounds.
+  // `short_open_seconds` is measured again in extra interleaved rounds of
+  // the variants within kShortStateSpan times that open, until each has
+  // `min_short_runs` runs: a 4 ms open's median over 3 runs swung its floor
+  // ratio between 2.1 and 4.8 from run to run. In process and warm only (a
+  // cold run drops the page cache each time, a fresh process starts one
+  // each time). `min_short_runs` 0 or at most `repetitions`: no extra rounds.
   int min_short_runs = 0;
+  double short_open_seconds = 0.020;
   // Progress lines (stderr); may be empty.
   std::function<void(const std::string&)> progress;
 };

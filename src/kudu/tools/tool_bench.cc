@@ -62,11 +62,14 @@ DEFINE_int32(bench_repetitions, 3,
              "bench: opens per strategy and state; the order of the strategies rotates every "
              "repetition, and the median and min/max are reported");
 DEFINE_int32(bench_min_short_runs, 15,
-             "bench: a state whose fastest open takes under 20 ms gets extra interleaved "
-             "rounds of the strategies (and the floor) within 10x of that open, until each has "
-             "this many runs: the medians of opens that short swing with the machine's noise "
-             "over a few repetitions. Warm and in process only; at most --bench_repetitions: "
-             "no extra rounds");
+             "bench: a state whose fastest open takes under --bench_short_open_ms gets extra "
+             "interleaved rounds of the strategies (and the floor) within 10x of that open, "
+             "until each has this many runs: the medians of opens that short swing with the "
+             "machine's noise over a few repetitions. Warm and in process only; at most "
+             "--bench_repetitions: no extra rounds");
+DEFINE_double(bench_short_open_ms, 20,
+              "bench: below this median wall time (ms), a state's fastest open makes it short "
+              "(--bench_min_short_runs)");
 DEFINE_string(bench_workloads, "all",
               "bench (no --fs_data_dirs): comma-separated workloads to generate and measure: "
               "groups G1..G5, names such as G1-100k or G1-100k-enc, or 'all'");
@@ -162,6 +165,7 @@ int RunBench(const std::vector<std::string>& args) {
   if (!s.ok()) return UsageError(s.message());
   if (FLAGS_bench_repetitions < 1) return UsageError("--bench_repetitions must be at least 1");
   if (FLAGS_bench_min_short_runs < 0) return UsageError("--bench_min_short_runs must be >= 0");
+  if (!(FLAGS_bench_short_open_ms >= 0)) return UsageError("--bench_short_open_ms must be >= 0");
   if (FLAGS_fs_max_thread_count_per_data_dir < 1) {
     return UsageError("--fs_max_thread_count_per_data_dir must be at least 1");
   }
@@ -182,6 +186,7 @@ int RunBench(const std::vector<std::string>& args) {
   BenchRunOptions run;
   run.repetitions = FLAGS_bench_repetitions;
   run.min_short_runs = FLAGS_bench_min_short_runs;
+  run.short_open_seconds = FLAGS_bench_short_open_ms / 1e3;
   run.warmup = FLAGS_bench_warmup;
   run.threads_per_dir = FLAGS_fs_max_thread_count_per_data_dir;
   run.policy = report.policy;
