@@ -42,7 +42,8 @@ TEST(BenchUpstream2026Test, SideBySideInJsonAndText) {
   TempDir tmp;
   const std::string json_path = tmp.Join("bench.json");
   RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=G1-100k,G4", "--bench_scale=0.01",
-                              "--bench_repetitions=1", "--fs_max_thread_count_per_data_dir=2",
+                              "--bench_repetitions=1", "--bench_min_short_runs=0",
+                              "--fs_max_thread_count_per_data_dir=2",
                               "--bench_strategies=all", "--bench_dir=" + tmp.path(),
                               "--bench_json_out=" + json_path});
   ASSERT_EQ(0, r.exit_status) << Describe(r);
@@ -97,7 +98,8 @@ TEST(BenchUpstream2026Test, SideBySideInJsonAndText) {
 TEST(BenchUpstream2026Test, AloneBesideStreaming) {
   TempDir tmp;
   RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=G1-10k", "--bench_encryption=plain",
-                              "--bench_scale=0.1", "--bench_repetitions=1", "--format=json",
+                              "--bench_scale=0.1", "--bench_repetitions=1",
+                              "--bench_min_short_runs=0", "--format=json",
                               "--bench_strategies=streaming,upstream2026",
                               "--bench_dir=" + tmp.path()});
   ASSERT_EQ(0, r.exit_status) << Describe(r);
