@@ -297,6 +297,50 @@ TEST_F(ToolBenchTest, ShortStatesGetExtraRounds) {
   }
 }
 
+// An encrypted state is opened with InMemory beside its plain twin,
+// interleaved, and the cost of encryption is judged on those opens.
+TEST_F(ToolBenchTest, EncryptedStatesAreMeasuredBesideTheirPlainTwin) {
+  auto target = [](const json& j) -> json {
+    for (const json& t : j["targets"]) {
+      if (t["name"] == "encrypted_vs_plain_inmemory_g1_100k") return t;
+    }
+    return json();
+  };
+  RunResult r = RunKudu(tmp_, Tiny({"--bench_workloads=G1-100k", "--format=json",
+                                    "--bench_dir=" + tmp_.path()}));
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  json j = json::parse(r.out);
+  std::map<std::string, json> by;
+  for (const json& w : j["workloads"]) by[w["name"]] = w;
+  ASSERT_EQ(2u, by.size());
+  EXPECT_FALSE(by["G1-100k"].contains("twin_pair"));
+  const json& tp = by["G1-100k-enc"]["twin_pair"];
+  ASSERT_TRUE(tp.is_object()) << by["G1-100k-enc"].dump(2);
+  EXPECT_EQ("G1-100k", tp["twin"]);
+  EXPECT_EQ(3, tp["runs"].get<int>());  // Tiny: 2 repetitions, 3 runs for short states
+  ExpectSpread(tp["wall_s"], "wall_s");
+  ExpectSpread(tp["twin_wall_s"], "twin_wall_s");
+  const json t = target(j);
+  ASSERT_TRUE(t["measured"].get<bool>()) << t.dump();
+  EXPECT_EQ("G1-100k-enc beside G1-100k", t["workload"]);
+  EXPECT_DOUBLE_EQ(tp["wall_s"]["median"].get<double>() / tp["twin_wall_s"]["median"].get<double>(),
+                   t["value"].get<double>());
+  // Both states are gone afterwards.
+  std::vector<std::string> left;
+  ASSERT_TRUE(env::ListDir(tmp_.path(), &left).ok());
+  for (const std::string& n : left) EXPECT_EQ(std::string::npos, n.find("kudu-bench")) << n;
+
+  // No twin, no pair: the encrypted state alone is not judged against a
+  // plain one.
+  RunResult alone = RunKudu(tmp_, Tiny({"--bench_workloads=G1-100k-enc", "--format=json",
+                                        "--bench_dir=" + tmp_.path()}));
+  ASSERT_EQ(0, alone.exit_status) << Describe(alone);
+  json ja = json::parse(alone.out);
+  ASSERT_EQ(1u, ja["workloads"].size());
+  EXPECT_FALSE(ja["workloads"][0].contains("twin_pair"));
+  EXPECT_FALSE(target(ja)["measured"].get<bool>());
+}
+
 TEST_F(ToolBenchTest, UsageErrors) {
   const std::vector<std::vector<std::string>> cases = {
       {"fs", "bench", "--bench_workloads=G9"},

@@ -219,6 +219,14 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
     if (t.short_runs > 0) {
       w["short_state"] = ojson{{"fastest_open_s", t.short_open_s}, {"runs", t.short_runs}};
     }
+    if (t.twin_pair.runs > 0) {
+      const TwinPair& tp = t.twin_pair;
+      w["twin_pair"] = ojson{{"twin", tp.twin},
+                             {"strategy", "inmemory"},
+                             {"runs", tp.runs},
+                             {"twin_wall_s", SpreadJson(tp.plain_wall_s)},
+                             {"wall_s", SpreadJson(tp.wall_s)}};
+    }
     if (!t.identical) w["mismatch"] = t.mismatch;
     ojson strategies = ojson::array();
     for (const VariantResult& v : t.variants) {
@@ -402,6 +410,14 @@ std::string BenchReportText(const BenchReport& r) {
       o << "   a short state (fastest open " << Fmt("%.2f", t.short_open_s * 1e3)
         << " ms): " << t.short_runs << " runs of each strategy within "
         << Fmt("%.0f", kShortStateSpan) << "x of it, in extra interleaved rounds\n";
+    }
+    if (t.twin_pair.runs > 0) {
+      const TwinPair& tp = t.twin_pair;
+      o << "   beside its plain twin " << tp.twin << ", inmemory interleaved " << tp.runs
+        << " times: " << Fmt("%.2f", tp.wall_s.median * 1e3) << " ms against "
+        << Fmt("%.2f", tp.plain_wall_s.median * 1e3) << " ms ("
+        << Fmt("%.2f", tp.plain_wall_s.median > 0 ? tp.wall_s.median / tp.plain_wall_s.median : 0)
+        << "x)\n";
     }
     size_t name_w = 10;
     for (const VariantResult& v : t.variants) name_w = std::max(name_w, v.variant.name.size() + 1);

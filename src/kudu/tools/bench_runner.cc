@@ -382,5 +382,40 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
   return Status::OK();
 }
 
+Status RunTwinPair(const BenchRunOptions& opts, const BenchVariant& inmemory,
+                   const BenchTarget& plain, TargetResult* out) {
+  const BenchTarget& self = out->target;
+  auto open = [&](const BenchTarget& t, double* wall) -> Status {
+    RunMetrics m;
+    bool usage_error = false;
+    RETURN_NOT_OK(MeasureOpen(t, PolicyOfTarget(opts.policy, t), opts.threads_per_dir, inmemory,
+                              &m, &usage_error));
+    if (t.generated && m.digest != t.expected) {
+      return Status::Corruption(t.name + ": an open beside its twin found " + m.digest.ToString() +
+                                ", but the generator left " + t.expected.ToString());
+    }
+    if (wall != nullptr) *wall = m.wall_s;
+    return Status::OK();
+  };
+  RETURN_NOT_OK(open(plain, nullptr));
+  RETURN_NOT_OK(open(self, nullptr));
+  const int runs = std::max(opts.repetitions, opts.min_short_runs);
+  std::vector<double> plain_wall(runs), wall(runs);
+  for (int r = 0; r < runs; r++) {
+    if (r % 2 == 0) {
+      RETURN_NOT_OK(open(plain, &plain_wall[r]));
+      RETURN_NOT_OK(open(self, &wall[r]));
+    } else {
+      RETURN_NOT_OK(open(self, &wall[r]));
+      RETURN_NOT_OK(open(plain, &plain_wall[r]));
+    }
+  }
+  out->twin_pair.twin = plain.name;
+  out->twin_pair.runs = runs;
+  out->twin_pair.plain_wall_s = SpreadOf(plain_wall);
+  out->twin_pair.wall_s = SpreadOf(wall);
+  return Status::OK();
+}
+
 }  // namespace tools
 }  // namespace kudu

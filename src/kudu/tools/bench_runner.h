@@ -235,6 +235,16 @@ struct BenchTarget {
   double generate_seconds = 0;
 };
 
+// An encrypted state's InMemory opens interleaved with those of its plain
+// twin (the same workload generated without encryption just before it), so
+// that what encryption costs is a ratio of opens measured side by side, not
+// of two states measured minutes apart.
+struct TwinPair {
+  std::string twin;  // the plain state's name
+  int runs = 0;      // opens of each; 0: not measured
+  Spread plain_wall_s, wall_s;  // InMemory on the twin, on this state
+};
+
 // The extra rounds of a short state (BenchRunOptions::min_short_runs) take
 // the variants within this many times its fastest open: the floor and the
 // in-memory strategies, not Streaming.
@@ -262,6 +272,7 @@ struct TargetResult {
   // of its quick variants got (0: no extra rounds).
   double short_open_s = 0;
   int short_runs = 0;
+  TwinPair twin_pair;
 
   const VariantResult* Find(const std::string& name) const;
   // The variant of `strategy` measured with the same read-ahead as `like`
@@ -311,6 +322,14 @@ Status MeasureOpen(const BenchTarget& target, const fs::ReplayPolicyOptions& pol
 // returns its status; a disagreement between opens is not a failed status
 // but `identical == false` (the caller exits 1).
 Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, TargetResult* out);
+
+// Opens `plain` and `out`'s state with `inmemory` (the InMemory variant)
+// alternately, max(repetitions, min_short_runs) times each, the order
+// swapped every round, after one untimed open of each; fills
+// out->twin_pair. Warm and in process. An open that does not find what the
+// generator left is an error.
+Status RunTwinPair(const BenchRunOptions& opts, const BenchVariant& inmemory,
+                   const BenchTarget& plain, TargetResult* out);
 
 }  // namespace tools
 }  // namespace kudu

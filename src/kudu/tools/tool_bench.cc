@@ -234,8 +234,16 @@ int RunBench(const std::vector<std::string>& args) {
     if (!s.ok()) return UsageError(s.message());
   }
   std::vector<std::string> modes_used;
-  // Measures `t` in every cache mode it gets, one result each.
-  auto measure = [&](const BenchTarget& t, bool server_scale) {
+  // The InMemory variant an encrypted state is measured with beside its
+  // plain twin (none: no pairs).
+  const BenchVariant* inmemory = nullptr;
+  for (const BenchVariant& v : run.variants) {
+    if (v.kind == BenchVariantKind::kOpen && v.name == "inmemory") inmemory = &v;
+  }
+  // Measures `t` in every cache mode it gets, one result each; with `twin`
+  // (its plain twin, still on disk), warm and in process, also InMemory on
+  // both side by side.
+  auto measure = [&](const BenchTarget& t, bool server_scale, const BenchTarget* twin) {
     for (BenchCacheMode* c : caches_for(server_scale)) {
       BenchRunOptions r = run;
       r.cache = c;
@@ -251,7 +259,12 @@ int RunBench(const std::vector<std::string>& args) {
         }
       }
       TargetResult result;
-      RunBenchTarget(r, t, &result);
+      Status st = RunBenchTarget(r, t, &result);
+      if (st.ok() && twin != nullptr && inmemory != nullptr && !c->cold() &&
+          !r.fresh_process_per_open) {
+        st = RunTwinPair(r, *inmemory, *twin, &result);
+        if (!st.ok()) result.status = st;
+      }
       ReportMeasured(r, result);
       report.results.push_back(std::move(result));
       if (report.results.back().usage_error) return false;
@@ -290,7 +303,7 @@ int RunBench(const std::vector<std::string>& args) {
         return UsageError("data dir " + d + " does not exist or is not a directory");
       }
     }
-    if (!measure(t, false)) return UsageError(report.results.back().status.ToString());
+    if (!measure(t, false, nullptr)) return UsageError(report.results.back().status.ToString());
   } else {
     if (!have_key) {
       CHECK(ServerKey::FromHex(kDefaultBenchKeyHex, &key).ok());
@@ -314,7 +327,15 @@ int RunBench(const std::vector<std::string>& args) {
     Progress("generating " + std::to_string(workloads.size()) + " workloads in " +
              report.data_root + ", one at a time");
 
-    for (const BenchWorkload& w : workloads) {
+    // A plain state whose encrypted twin is next stays on disk until the
+    // twin has been measured beside it.
+    BenchTarget twin;
+    bool have_twin = false;
+    for (size_t i = 0; i < workloads.size(); i++) {
+      const BenchWorkload& w = workloads[i];
+      const bool twin_next = !w.encrypted && i + 1 < workloads.size() &&
+                             workloads[i + 1].name == w.name + "-enc";
+      const bool beside_twin = w.encrypted && have_twin && twin.name + "-enc" == w.name;
       BenchTarget t;
       t.name = w.name;
       t.group = w.group;
@@ -351,11 +372,17 @@ int RunBench(const std::vector<std::string>& args) {
                       static_cast<unsigned long long>(t.generated_result.metadata_bytes),
                       t.generate_seconds);
         Progress(w.name + ": " + line);
-        measure(t, w.group == "S" || scaling);
+        measure(t, w.group == "S" || scaling, beside_twin ? &twin : nullptr);
+        if (twin_next) {
+          twin = t;
+          have_twin = true;
+        }
       }
       if (!FLAGS_bench_keep_generated) {
-        env::DeleteRecursively(env::JoinPath(report.data_root, w.name));
+        if (!twin_next || !have_twin) env::DeleteRecursively(env::JoinPath(report.data_root, w.name));
+        if (beside_twin) env::DeleteRecursively(env::JoinPath(report.data_root, twin.name));
       }
+      if (!twin_next) have_twin = false;
     }
     if (FLAGS_bench_keep_generated) {
       Progress("kept the generated data dirs in " + report.data_root);
