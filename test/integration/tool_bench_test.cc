@@ -330,6 +330,17 @@ TEST_F(ToolBenchTest, EncryptedStatesAreMeasuredBesideTheirPlainTwin) {
   ASSERT_TRUE(env::ListDir(tmp_.path(), &left).ok());
   for (const std::string& n : left) EXPECT_EQ(std::string::npos, n.find("kudu-bench")) << n;
 
+  // Only a short plain state waits for its twin (a large one would be
+  // written back to the disk meanwhile): with nothing short, no pair, and
+  // the target falls back to the two states' own runs.
+  RunResult apart = RunKudu(tmp_, Tiny({"--bench_workloads=G1-100k", "--bench_short_open_ms=0",
+                                        "--format=json", "--bench_dir=" + tmp_.path()}));
+  ASSERT_EQ(0, apart.exit_status) << Describe(apart);
+  json jp = json::parse(apart.out);
+  ASSERT_EQ(2u, jp["workloads"].size());
+  for (const json& w : jp["workloads"]) EXPECT_FALSE(w.contains("twin_pair")) << w["name"];
+  EXPECT_EQ("G1-100k-enc / G1-100k", target(jp)["workload"]);
+
   // No twin, no pair: the encrypted state alone is not judged against a
   // plain one.
   RunResult alone = RunKudu(tmp_, Tiny({"--bench_workloads=G1-100k-enc", "--format=json",
