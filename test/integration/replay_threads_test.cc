@@ -149,18 +149,31 @@ class ReplayThreadsTest : public ::testing::Test {
 // Warm (every file read once already): each whole-file read, or Windowed's
 // first read of each file, finds its bytes cached, so the one thread of the
 // first wave replays everything and the other seven never start.
+//
+// Tests run in parallel, and another test's writes can push a page of this
+// dir out of the cache between the warm-up and the open. An open that saw
+// a miss must then have started every thread (the cold rule), and is tried
+// again, up to five times; one open must find the dir warm.
 TEST_F(ReplayThreadsTest, AWarmOpenReplaysOnItsFirstWaveOnly) {
   for (StrategyChoice choice :
        {StrategyChoice::kInMemory, StrategyChoice::kAuto, StrategyChoice::kWindowed}) {
-    OpenResult warmup, r;
     BlockManagerOpenOptions o = Options(choice, 8);
     o.policy.window_bytes = 64;  // Windowed: many windows per file
-    OpenBlockManager(o, &warmup);
-    OpenBlockManager(o, &r);
-    ASSERT_EQ(reference_, test::DescribeOpen(r)) << StrategyChoiceName(choice);
-    EXPECT_EQ(0u, r.replay.cache_probe_misses) << StrategyChoiceName(choice);
-    EXPECT_EQ(96u, r.replay.cache_probe_hits) << StrategyChoiceName(choice);
-    EXPECT_EQ(7u, r.replay.replay_threads_held_back) << StrategyChoiceName(choice);
+    bool warm = false;
+    for (int attempt = 0; attempt < 5 && !warm; attempt++) {
+      OpenResult warmup, r;
+      OpenBlockManager(o, &warmup);
+      OpenBlockManager(o, &r);
+      ASSERT_EQ(reference_, test::DescribeOpen(r)) << StrategyChoiceName(choice);
+      warm = r.replay.cache_probe_misses + r.replay.direct_reads == 0;
+      if (!warm) {
+        EXPECT_EQ(0u, r.replay.replay_threads_held_back) << StrategyChoiceName(choice);
+        continue;
+      }
+      EXPECT_EQ(96u, r.replay.cache_probe_hits) << StrategyChoiceName(choice);
+      EXPECT_EQ(7u, r.replay.replay_threads_held_back) << StrategyChoiceName(choice);
+    }
+    EXPECT_TRUE(warm) << StrategyChoiceName(choice) << ": no open in five found the dir warm";
   }
 }
 
