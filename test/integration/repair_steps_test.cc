@@ -290,6 +290,40 @@ TEST_P(RepairStepsTest, ExtraSpaceIsTruncatedAndDeadBlocksRepunched) {
   EXPECT_LE(Allocated(unpunched.file), u->live_bytes_aligned * 11 / 10);
 }
 
+// A container full by its metadata size alone keeps its data file's size,
+// and its extra-space entry is repaired all the same (the truncation is
+// not needed, §7 step 2): the dead block's space is punched.
+TEST_P(RepairStepsTest, ExtraSpaceOfAContainerFullByMetadataIsRepairedWithoutTruncation) {
+  const std::string root = tmp_.Join("d");
+  const HandContainer c =
+      Write(root, 1, {Create(1, 0), Create(2, 1, 4096), MakeDelete(1), Create(3, 2)});
+  {
+    // Every block's space written, so that the dead one's is allocated.
+    WriteEncryption enc;
+    enc.server_key = k_;
+    std::unique_ptr<WritableFile> f;
+    ASSERT_OK(WritableFile::Open(c.data_path, CreateMode::kOpenExisting, enc, &f));
+    ASSERT_OK(f->Write(base_, Slice(test::RandomBytes(data_size_ - base_, 3))));
+    ASSERT_OK(f->Close());
+  }
+  const uint64_t allocated = Allocated(c.data_path);
+  fs::BlockManagerOpenOptions o = Options({root}, true, /*max_blocks=*/0);
+  o.classification.max_metadata_size = 50;  // every metadata file is past it
+
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(o, &r));
+  EXPECT_TRUE(r.repairs.errors.empty()) << r.repairs.status.ToString();
+  const ContainerInfo* info = Find(r, c.path);
+  ASSERT_NE(nullptr, info);
+  ASSERT_FALSE(info->data_full);
+  ASSERT_TRUE(info->metadata_full);
+  EXPECT_TRUE(r.repairs.containers[info - r.containers.data()].extra_space_repaired);
+  EXPECT_EQ(1u, r.repairs.extra_space_repaired);
+  EXPECT_EQ(1u, r.repairs.punched_blocks);
+  EXPECT_EQ(data_size_, test::FileSizeOrDie(c.data_path)) << "a data file not full was cut";
+  EXPECT_LT(Allocated(c.data_path), allocated);
+}
+
 // A live misaligned block inside a dead block's aligned tail keeps its
 // bytes (Kudu punches the whole aligned range and zeroes it).
 TEST_P(RepairStepsTest, RepunchingSparesLiveBytesInADeadBlocksTail) {

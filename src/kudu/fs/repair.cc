@@ -160,9 +160,10 @@ Status Repairer::RepairDir(const std::vector<size_t>& members) {
     const ContainerInfo& c = cs[i];
     ContainerRepair& rep = reps[i];
     if (!rep.has_extra_space) continue;
-    // Full by metadata size alone leaves the data file as it is (§7 step 2).
-    if (!rep.dead_deleted && !c.data_full) continue;
-    if (!rep.dead_deleted) {
+    // Full by metadata size alone leaves the data file as it is, and the
+    // entry is repaired all the same: the truncation was not needed, and
+    // step 6 punches the dead blocks' space (§7 step 2, as Kudu does).
+    if (!rep.dead_deleted && c.data_full) {
       Status s = env::TruncateFile(c.data_path, c.next_write_offset);
       if (!s.ok()) return Fail(c.data_path, kExtraSpaceStep, s);
       dirty = true;
