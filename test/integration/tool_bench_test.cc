@@ -200,6 +200,8 @@ TEST_F(ToolBenchTest, TextTable) {
 }
 
 // Given dirs are measured read-only: same bytes and sizes after the bench.
+// They are DIRS as every fs action takes them: the plain state is named by
+// its WAL root alone, which is then its only data root.
 TEST_F(ToolBenchTest, GivenDirsReadOnly) {
   for (bool encrypted : {false, true}) {
     SCOPED_TRACE(encrypted ? "encrypted" : "plain");
@@ -222,7 +224,8 @@ TEST_F(ToolBenchTest, GivenDirsReadOnly) {
       ASSERT_TRUE(test::ReadFileToString(env::JoinPath(env::JoinPath(root, "data"), n), &before[n]).ok());
     }
 
-    std::vector<std::string> args = {"fs", "bench", "--fs_data_dirs=" + root,
+    std::vector<std::string> args = {"fs", "bench",
+                                     (encrypted ? "--fs_data_dirs=" : "--fs_wal_dir=") + root,
                                      "--bench_repetitions=2", "--bench_min_short_runs=3",
                                      "--format=json"};
     args.insert(args.end(), key.begin(), key.end());
@@ -232,6 +235,7 @@ TEST_F(ToolBenchTest, GivenDirsReadOnly) {
     EXPECT_FALSE(j["config"]["generated"].get<bool>());
     ASSERT_EQ(1u, j["workloads"].size());
     const json& w = j["workloads"][0];
+    EXPECT_EQ(root, w["description"].get<std::string>());
     CheckWorkload(w, 2);
     EXPECT_EQ(encrypted, w["encrypted"].get<bool>());
     EXPECT_EQ(6, w["containers"].get<long>());
@@ -353,6 +357,11 @@ TEST_F(ToolBenchTest, EncryptedStatesAreMeasuredBesideTheirPlainTwin) {
 }
 
 TEST_F(ToolBenchTest, UsageErrors) {
+  // A state that opens, so that only the flag beside it is wrong.
+  const std::string ok = tmp_.Join("ok");
+  RunResult g = RunKudu(tmp_, {"fs", "generate", "--fs_data_dirs=" + ok, "--containers=1",
+                               "--blocks_per_container=3"});
+  ASSERT_EQ(0, g.exit_status) << Describe(g);
   const std::vector<std::vector<std::string>> cases = {
       {"fs", "bench", "--bench_workloads=G9"},
       {"fs", "bench", "--bench_repetitions=0"},
@@ -363,6 +372,11 @@ TEST_F(ToolBenchTest, UsageErrors) {
       {"fs", "bench", "--bench_cache_mode=lukewarm"},
       {"fs", "bench", "--format=xml"},
       {"fs", "bench", "--fs_data_dirs=" + tmp_.Join("missing")},
+      {"fs", "bench", "--fs_wal_dir=" + tmp_.Join("missing")},
+      {"fs", "bench", "--fs_wal_dir=relative/root"},
+      {"fs", "bench", "--fs_metadata_dir=/tmp"},  // neither a WAL nor a data root
+      {"fs", "bench", "--fs_data_dirs=" + ok, "--fs_wal_dir=" + tmp_.Join("missing")},
+      {"fs", "bench", "--fs_data_dirs=" + ok, "--fs_metadata_dir=" + tmp_.Join("missing")},
       {"fs", "bench", "--no_such_flag=1"},
   };
   for (const auto& args : cases) {

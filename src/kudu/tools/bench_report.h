@@ -44,7 +44,7 @@ struct BenchReport {
   std::string status = "OK";
   BenchMachine machine;
   // Config.
-  bool generated = false;  // no --fs_data_dirs: the reference workloads
+  bool generated = false;  // no dir flags: the reference workloads
   std::string data_root;   // where they were generated
   double scale = 1.0;
   uint64_t min_block_size = 0, max_block_size = 0;

@@ -29,7 +29,7 @@
 #include <tuple>
 
 DEFINE_bool(bench_scaling, false,
-            "bench (no --fs_data_dirs): instead of the reference workloads, measure how the "
+            "bench (no dir flags): instead of the reference workloads, measure how the "
             "open grows: states generated with sparse data files (as `kudu fs generate "
             "--generate_sparse_data`, 10% of the created blocks deleted) for every record count "
             "of --bench_scaling_records at --bench_scaling_fixed_containers containers, and "

@@ -17,10 +17,10 @@
 
 // `kudu fs bench`: how fast the block manager opens, strategy by strategy.
 //
-// Without --fs_data_dirs it generates the reference workloads (G1..G5 of
+// Without dir flags it generates the reference workloads (G1..G5 of
 // bench_workloads.h, plain and encrypted) one at a time in a temporary
 // directory, through the same writer as `kudu fs generate`, measures each,
-// and deletes it. With --fs_data_dirs it measures those dirs, read-only (the
+// and deletes it. With them it measures the data roots, read-only (the
 // opens never repair).
 //
 // Every state is opened once per variant (streaming, inmemory, auto,
@@ -71,10 +71,10 @@ DEFINE_double(bench_short_open_ms, 20,
               "bench: below this median wall time (ms), a state's fastest open makes it short "
               "(--bench_min_short_runs)");
 DEFINE_string(bench_workloads, "all",
-              "bench (no --fs_data_dirs): comma-separated workloads to generate and measure: "
+              "bench (no dir flags): comma-separated workloads to generate and measure: "
               "groups G1..G5, names such as G1-100k or G1-100k-enc, or 'all'");
 DEFINE_string(bench_encryption, "both",
-              "bench (no --fs_data_dirs): 'both', 'plain' or 'encrypted' variants of each "
+              "bench (no dir flags): 'both', 'plain' or 'encrypted' variants of each "
               "selected workload");
 DEFINE_string(bench_strategies, "all",
               "bench: comma-separated strategies to open with: streaming, inmemory, auto, "
@@ -82,18 +82,18 @@ DEFINE_string(bench_strategies, "all",
               "comparison), or 'all' (windowed only when "
               "--log_container_metadata_replay_window_bytes > 0); the floor is always measured");
 DEFINE_double(bench_scale, 1.0,
-              "bench (no --fs_data_dirs): multiplies every workload's block count (G4: its "
+              "bench (no dir flags): multiplies every workload's block count (G4: its "
               "container count); e.g. 10 for a 1M-block G1, 0.02 for a smoke test");
-DEFINE_uint64(bench_min_block_size, 64, "bench (no --fs_data_dirs): smallest block payload");
+DEFINE_uint64(bench_min_block_size, 64, "bench (no dir flags): smallest block payload");
 DEFINE_uint64(bench_max_block_size, 4096,
-              "bench (no --fs_data_dirs): largest block payload. Block bytes do not affect the "
+              "bench (no dir flags): largest block payload. Block bytes do not affect the "
               "metadata replay, only generation time and disk use");
 DEFINE_string(bench_dir, "",
-              "bench (no --fs_data_dirs): where to create the temporary directory "
+              "bench (no dir flags): where to create the temporary directory "
               "(default: $TMPDIR or /tmp)");
 DEFINE_bool(bench_keep_generated, false,
-            "bench (no --fs_data_dirs): keep the generated data dirs (and print where)");
-DEFINE_uint64(bench_seed, 1, "bench (no --fs_data_dirs): seed of the generated workloads");
+            "bench (no dir flags): keep the generated data dirs (and print where)");
+DEFINE_uint64(bench_seed, 1, "bench (no dir flags): seed of the generated workloads");
 DEFINE_string(bench_cache_mode, "warm",
               "bench: page cache state of every measured run: 'warm' (every metadata file is "
               "read once before a state's first run) or 'cold' (before every run: sync and "
@@ -288,13 +288,19 @@ int RunBench(const std::vector<std::string>& args) {
     FLAGS_minloglevel = google::GLOG_WARNING;
   }
 
-  const bool given_dirs = !FLAGS_fs_data_dirs.empty();
+  // DIRS as every fs action takes them: the WAL root alone is the data root.
+  const bool given_dirs = !DirFlagsMissing() || !FLAGS_fs_metadata_dir.empty();
   if (given_dirs) {
     BenchTarget t;
-    s = ParseDataDirs(&t.data_dirs);
+    FsRoots roots;
+    s = ResolveFsRoots(&roots);
+    if (s.ok()) s = CheckOtherRootsExist(roots);
     if (!s.ok()) return UsageError(s.message());
+    t.data_dirs = roots.data_dirs;
     t.name = "dirs";
-    t.description = FLAGS_fs_data_dirs;
+    for (const std::string& d : t.data_dirs) {
+      t.description += (t.description.empty() ? "" : ",") + d;
+    }
     t.encrypted = have_key;
     t.server_key = have_key ? &key : nullptr;
     for (const std::string& d : t.data_dirs) {
@@ -448,8 +454,8 @@ int RunBench(const std::vector<std::string>& args) {
 [[maybe_unused]] const bool bench_registered = RegisterToolAction(
     {"fs", "bench",
      "measure the block manager open strategy by strategy (streaming, inmemory, auto, "
-     "windowed) against the read-and-CRC floor, on the reference workloads or on "
-     "--fs_data_dirs (read-only); [--format=text|json]",
+     "windowed) against the read-and-CRC floor, on the reference workloads or, read-only, "
+     "on the data roots of --fs_wal_dir / --fs_data_dirs; [--format=text|json]",
      &RunBench, FlagList(FsFlags(), {"format", "bench_*"}), "", ""});
 
 }  // namespace

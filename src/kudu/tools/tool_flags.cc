@@ -153,6 +153,18 @@ std::vector<std::string> NonDataRoots(const FsRoots& roots) {
   return out;
 }
 
+Status CheckOtherRootsExist(const FsRoots& roots) {
+  for (const auto& root : {std::make_pair("fs_wal_dir", roots.wal_dir),
+                           std::make_pair("fs_metadata_dir", roots.metadata_dir)}) {
+    struct stat st;
+    if (::stat(root.second.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return Status::InvalidArgument("--" + std::string(root.first) + ": " + root.second +
+                                     " is not a directory that exists");
+    }
+  }
+  return Status::OK();
+}
+
 Status ParseDataDirs(std::vector<std::string>* dirs) {
   FsRoots roots;
   RETURN_NOT_OK(ResolveFsRoots(&roots));
@@ -184,16 +196,7 @@ Status PrepareBlockManagerOpen(fs::BlockManagerOpenOptions* opts, ServerKey* key
                                bool* missing) {
   *missing = DirFlagsMissing();
   RETURN_NOT_OK(ResolveFsRoots(roots));
-  // Data roots are checked by the open; the others only name where a server
-  // keeps its WALs and tablet metadata, and must be there all the same.
-  for (const auto& root : {std::make_pair("fs_wal_dir", roots->wal_dir),
-                           std::make_pair("fs_metadata_dir", roots->metadata_dir)}) {
-    struct stat st;
-    if (::stat(root.second.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      return Status::InvalidArgument("--" + std::string(root.first) + ": " + root.second +
-                                     " is not a directory that exists");
-    }
-  }
+  RETURN_NOT_OK(CheckOtherRootsExist(*roots));
   opts->data_dirs = roots->data_dirs;
   opts->other_roots = NonDataRoots(*roots);
   bool have_key = false;

@@ -69,6 +69,12 @@ bool DirFlagsMissing();
 // roots' (§1), in the order a key is looked for.
 std::vector<std::string> NonDataRoots(const FsRoots& roots);
 
+// The WAL and metadata roots exist as directories. The data roots are the
+// open's to check; the others only name where a server keeps its WALs and
+// tablet metadata, and must be there all the same. InvalidArgument naming
+// the flag otherwise.
+Status CheckOtherRootsExist(const FsRoots& roots);
+
 // The data roots of ResolveFsRoots.
 Status ParseDataDirs(std::vector<std::string>* dirs);
 
