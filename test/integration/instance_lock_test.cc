@@ -361,7 +361,11 @@ TEST_F(InstanceLockTest, TemporaryFilesAreListedOrDeletedButTheOnlyCopyIsKept) {
   EXPECT_TRUE(Contains(r.err, only_copy + ": kept")) << r.err;
   EXPECT_TRUE(Contains(r.err, "deletes it")) << r.err;
   RunResult t = Check(roots, {"--repair", "--format=text"});
-  EXPECT_TRUE(Contains(t.out, "Temporary file " + only_copy + " (kept: ")) << t.out;
+  EXPECT_TRUE(Contains(t.out, "  " + only_copy + " (kept: ")) << t.out;
+  // Each temporary file is listed once, under its total.
+  for (const std::string& f : {only_copy, rewrite, deep}) {
+    EXPECT_EQ(t.out.find(f), t.out.rfind(f)) << f << " listed twice:\n" << t.out;
+  }
 }
 
 // In process, with the fault injector: a temporary file that cannot be

@@ -345,22 +345,28 @@ void AddPreparedDirsJson(const OpenResult& r, json* j) {
   (*j)["repair_errors"] = entries["repair_errors"].size();
 }
 
-std::string PreparedDirsText(const OpenResult& r, const ReportEntries& e) {
-  if (r.prepared == nullptr) return "";
-  const TemporaryFiles& t = r.prepared->temp_files;
+// One line per temporary file, with the warning for a kept only copy (§1).
+std::string TemporaryFilesText(const OpenResult& r) {
   std::ostringstream o;
-  const bool read_write = r.repaired;
-  for (const std::string& f : t.found) {
-    const bool kept = std::find(t.only_copies.begin(), t.only_copies.end(), f) !=
-                      t.only_copies.end();
-    o << "Temporary file " << f;
-    if (kept && read_write) {
+  const std::vector<std::string> none;
+  const std::vector<std::string>& only_copies =
+      r.prepared != nullptr ? r.prepared->temp_files.only_copies : none;
+  for (const std::string& f : r.leftover_tmp_files) {
+    o << "  " << f;
+    if (r.repaired && std::find(only_copies.begin(), only_copies.end(), f) != only_copies.end()) {
       o << " (kept: its container's .metadata file does not exist, so it may be the only copy "
            "of that container's records; a Kudu server starting on this dir, in any mode, "
            "deletes it)";
     }
     o << "\n";
   }
+  return o.str();
+}
+
+std::string PreparedDirsText(const OpenResult& r, const ReportEntries& e) {
+  if (r.prepared == nullptr) return "";
+  const TemporaryFiles& t = r.prepared->temp_files;
+  std::ostringstream o;
   for (const std::string& f : t.unexpected) o << "Unexpected file " << f << "\n";
   for (const ContainerInfo* c : e.nonstandard_names) {
     o << "Container name not 32 lowercase hex: " << c->path << "\n";
@@ -414,7 +420,7 @@ void ProjectText(const OpenResult& r, const ReportEntries& e, const FsReportTota
   }
   o << "Leftover temporary files: " << t.leftover_tmp_files
     << RepairedSuffix(t.repaired.leftover_tmp_files) << "\n";
-  for (const std::string& f : r.leftover_tmp_files) o << "  " << f << "\n";
+  o << TemporaryFilesText(r);
   o << PreparedDirsText(r, e);
   if (r.repaired) {
     for (const RepairError& err : r.repairs.errors) {
