@@ -24,7 +24,6 @@
 #include <gtest/gtest.h>
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -521,37 +520,6 @@ TEST_P(ProblemsTest, SameLiveIdInTwoContainersIsFatalAndNamesBoth) {
   EXPECT_NE(std::string::npos, msg.find(a.path)) << msg;
   EXPECT_NE(std::string::npos, msg.find(b.path)) << msg;
   EXPECT_EQ(j["status"], corruption[0]["message"]);
-}
-
-// The container where the id turns up second is corrupt further on too:
-// its duplicate entry still names the CREATE record's offset, beside the
-// entry for the damage.
-TEST_P(ProblemsTest, DuplicateIdInAContainerCorruptFurtherOnNamesItsRecord) {
-  TempDir tmp;
-  const std::string root = tmp.Join("d");
-  HandContainer a, b;
-  std::vector<BlockRecordPB> ra = {Create(1, 0), Create(7, 1)};
-  std::vector<BlockRecordPB> rb = {Create(5, 0), Create(7, 1), Create(9, 2)};
-  ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), data_size_, &ra, k_, &a));
-  ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(2), data_size_, &rb, k_, &b));
-  // Block 9's record fails its body checksum.
-  ASSERT_OK(test::FlipByte(b.metadata_path, b.end_offset - 1));
-
-  OpenResult r;
-  json j;
-  OpenAll({root}, &r, &j);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());
-  std::map<uint64_t, std::string> by_offset;
-  for (const json& e : j["entries"]["corruption"]) {
-    EXPECT_EQ(b.path, e["container"]) << e;
-    by_offset[e["offset"].get<uint64_t>()] = e["message"].get<std::string>();
-  }
-  ASSERT_EQ(2u, by_offset.size()) << j["entries"]["corruption"];
-  ASSERT_EQ(1u, by_offset.count(b.record_offsets[1])) << j["entries"]["corruption"];
-  EXPECT_NE(std::string::npos, by_offset[b.record_offsets[1]].find(BlockId(7).ToString()));
-  EXPECT_NE(std::string::npos, by_offset[b.record_offsets[1]].find(a.path));
-  EXPECT_EQ(1u, by_offset.count(b.record_offsets[2])) << j["entries"]["corruption"];
 }
 
 INSTANTIATE_TEST_SUITE_P(PlainAndEncrypted, ProblemsTest, ::testing::Bool(),

@@ -62,13 +62,14 @@ Status ScanLiveRecords(const LiveRecordScanParams& params, LiveRecordScan* scan)
       &scan->version);
   scan->io = file->stats();
   scan->outcome = outcome;
+  if (!outcome.clean() && outcome.kind != ReplayOutcome::Kind::kPartialRecord) {
+    return outcome.status;
+  }
+
   scan->live.reserve(live.size());
   for (auto& kv : live) scan->live.push_back(std::move(kv.second));
   std::sort(scan->live.begin(), scan->live.end(),
             [](const LiveRecord& a, const LiveRecord& b) { return a.offset < b.offset; });
-  if (!outcome.clean() && outcome.kind != ReplayOutcome::Kind::kPartialRecord) {
-    return outcome.status;
-  }
   return Status::OK();
 }
 

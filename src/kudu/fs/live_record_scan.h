@@ -64,9 +64,7 @@ struct LiveRecordScanParams {
 
 // Corruption / IOError (naming the file and offset) when the file cannot be
 // read to its end or its last partial record; a partial trailing record is
-// not an error (see `outcome`). After an error `live` still holds what the
-// records before it made live, as the open's replay keeps them: a corrupt
-// container's duplicate id is reported at its CREATE record's offset.
+// not an error (see `outcome`).
 Status ScanLiveRecords(const LiveRecordScanParams& params, LiveRecordScan* scan);
 
 }  // namespace fs
