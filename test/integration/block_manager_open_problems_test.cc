@@ -522,6 +522,40 @@ TEST_P(ProblemsTest, SameLiveIdInTwoContainersIsFatalAndNamesBoth) {
   EXPECT_EQ(j["status"], corruption[0]["message"]);
 }
 
+// A corrupt container counts nowhere (§4.1), so the ids its records made
+// live before the damage make no other container a duplicate, whichever
+// comes first in report order: the healthy one stays counted, and the
+// corrupt one has only its own entry. (Kudu never merges a container whose
+// records fail to read.)
+TEST_P(ProblemsTest, ACorruptContainersIdsMakeNoDuplicate) {
+  for (bool corrupt_first : {true, false}) {
+    SCOPED_TRACE(corrupt_first ? "corrupt first" : "corrupt second");
+    TempDir tmp;
+    const std::string root = tmp.Join("d");
+    HandContainer healthy, bad;
+    std::vector<BlockRecordPB> rh = {Create(1, 0), Create(7, 1)};
+    std::vector<BlockRecordPB> rb = {Create(5, 0), Create(7, 1), Create(9, 2)};
+    ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(corrupt_first ? 2 : 1),
+                                       data_size_, &rh, k_, &healthy));
+    ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(corrupt_first ? 1 : 2),
+                                       data_size_, &rb, k_, &bad));
+    // Block 9's record fails its body checksum.
+    ASSERT_OK(test::FlipByte(bad.metadata_path, bad.end_offset - 1));
+
+    OpenResult r;
+    json j;
+    OpenAll({root}, &r, &j);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());
+    EXPECT_EQ(1u, j["containers"].get<uint64_t>());
+    EXPECT_EQ(2u, j["live_blocks"].get<uint64_t>());
+    const json& corruption = j["entries"]["corruption"];
+    ASSERT_EQ(1u, corruption.size()) << corruption;
+    EXPECT_EQ(bad.path, corruption[0]["container"]);
+    EXPECT_EQ(bad.record_offsets[2], corruption[0]["offset"].get<uint64_t>());
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(PlainAndEncrypted, ProblemsTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& i) {
                            return i.param ? "encrypted" : "plain";

@@ -341,8 +341,10 @@ LiveBlocks LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
   c->kept_dead_blocks = state.DeadBlocksCompactionKeeps();
   if (!ApplyClass(state, rules, c)) return {};
   KeepCounts(state, c);
-  // Blocks of a failed container are merged too: the map is not published
-  // then, but a duplicate id is still worth reporting.
+  // A corrupt container (its records could not all be read) counts nowhere
+  // (§4.1), so its ids cannot make another container a duplicate: Kudu
+  // never merges a container whose records fail to read.
+  if (c->fatal()) return {};
   LiveBlocks live = state.TakeLiveBlocks();
   c->misaligned_blocks = MisalignedBlocks(live, c->fs_block_size);
   return live;
