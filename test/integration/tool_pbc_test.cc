@@ -27,11 +27,13 @@
 #include <string>
 #include <vector>
 
+#include <google/protobuf/descriptor.pb.h>
 #include <nlohmann/json.hpp>
 
 #include "kudu/fs/fs.pb.h"
 #include "kudu/util/crc32c.h"
 #include "kudu/util/encryption.h"
+#include "kudu/util/env.h"
 #include "kudu/util/pb_container_format.h"
 #include "kudu/util/pb_container_writer.h"
 #include "kudu/util/pb_util.pb.h"
@@ -201,7 +203,7 @@ TEST_F(ToolPbcTest, DamagedFilesPrintWhatCameBeforeThenTheOffset) {
       << r.err;
   RunResult d = Dump({"--debug"}, partial);
   EXPECT_EQ(1, d.exit_status);
-  EXPECT_NE(std::string::npos, d.out.find("Message 2\nerror: failed to read protobuf message\n"
+  EXPECT_NE(std::string::npos, d.out.find("Message 2\nerror: failed to parse protobuf message\n"
                                           "offset: " + std::to_string(end) +
                                           "\nremaining file length: 2\n"))
       << d.out;
@@ -264,6 +266,127 @@ TEST_F(ToolPbcTest, AnyRecordType) {
   EXPECT_EQ(1u, j["2"].get<uint64_t>()) << uj.out;
   RunResult ud = Dump({"--debug"}, undescribed);
   EXPECT_NE(std::string::npos, ud.out.find("Entry PB type: no.SuchType\n")) << ud.out;
+}
+
+
+// A record the open would not parse is not printed as one: a missing
+// required field, or a body that is no BlockRecordPB, ends the dump there,
+// in every mode, naming the offset (Kudu's reader parses with every
+// required field checked); --debug gives Kudu's block for it.
+TEST_F(ToolPbcTest, RecordsThatDoNotParseEndTheDump) {
+  const std::string sup = PbContainerWriter::SupplementalHeader(BlockRecordPB::descriptor());
+  BlockRecordPB no_timestamp = test::MakeCreate(8, 4096, 5);
+  no_timestamp.clear_timestamp_us();
+  const std::string first = test::MakeCreate(7, 0, 100).SerializeAsString();
+  const std::string missing = tmp_.Join("m.metadata");
+  ASSERT_OK(test::WriteStringToFile(
+      missing, Container(sup, {first, no_timestamp.SerializePartialAsString()})));
+  const uint64_t second_at = Container(sup, {first}).size();
+  for (const char* mode : {"--oneline", "--json", "--json_pretty", "--debug"}) {
+    SCOPED_TRACE(mode);
+    RunResult r = Dump({mode}, missing);
+    EXPECT_EQ(1, r.exit_status) << Describe(r);
+    EXPECT_NE(std::string::npos, r.out.find("7")) << r.out;  // the record before it
+    EXPECT_EQ(std::string::npos, r.out.find("4096")) << r.out;
+    EXPECT_NE(std::string::npos, r.err.find(missing + ": record at offset " +
+                                            std::to_string(second_at)))
+        << r.err;
+    EXPECT_NE(std::string::npos, r.err.find("missing required fields: timestamp_us")) << r.err;
+    EXPECT_EQ(std::string::npos, r.err.find("libprotobuf")) << r.err;
+  }
+  RunResult d = Dump({"--debug"}, missing);
+  EXPECT_NE(std::string::npos,
+            d.out.find("Message 1\nerror: failed to parse protobuf message\noffset: " +
+                       std::to_string(second_at) + "\n"))
+      << d.out;
+
+  // A body whose checksums hold but which is no BlockRecordPB.
+  const std::string garbage = tmp_.Join("g.metadata");
+  ASSERT_OK(test::WriteStringToFile(garbage, Container(sup, {first, std::string("\xff\xff", 2)})));
+  RunResult g = Dump({"--debug"}, garbage);
+  EXPECT_EQ(1, g.exit_status) << Describe(g);
+  EXPECT_NE(std::string::npos,
+            g.out.find("Message 1\nerror: failed to parse protobuf message\noffset: " +
+                       std::to_string(second_at) + "\nremaining file length: 14\n-------\n"))
+      << g.out;
+}
+
+// The schema files of the supplemental header may come in any order, a file
+// before the one it imports, as Kudu loads them.
+TEST_F(ToolPbcTest, SchemaFilesInAnyOrder) {
+  namespace gpb = google::protobuf;
+  gpb::FileDescriptorProto a, b;
+  a.set_name("a.proto");
+  a.set_package("t");
+  gpb::DescriptorProto* ma = a.add_message_type();
+  ma->set_name("A");
+  gpb::FieldDescriptorProto* x = ma->add_field();
+  x->set_name("x");
+  x->set_number(1);
+  x->set_label(gpb::FieldDescriptorProto::LABEL_OPTIONAL);
+  x->set_type(gpb::FieldDescriptorProto::TYPE_INT32);
+  b.set_name("b.proto");
+  b.set_package("t");
+  b.add_dependency("a.proto");
+  gpb::DescriptorProto* mb = b.add_message_type();
+  mb->set_name("B");
+  gpb::FieldDescriptorProto* fa = mb->add_field();
+  fa->set_name("a");
+  fa->set_number(1);
+  fa->set_label(gpb::FieldDescriptorProto::LABEL_OPTIONAL);
+  fa->set_type(gpb::FieldDescriptorProto::TYPE_MESSAGE);
+  fa->set_type_name(".t.A");
+  gpb::FieldDescriptorProto* fs = mb->add_field();
+  fs->set_name("s");
+  fs->set_number(2);
+  fs->set_label(gpb::FieldDescriptorProto::LABEL_OPTIONAL);
+  fs->set_type(gpb::FieldDescriptorProto::TYPE_STRING);
+  ContainerSupHeaderPB sup;
+  *sup.mutable_protos()->add_file() = b;  // before the file it imports
+  *sup.mutable_protos()->add_file() = a;
+  sup.set_pb_type("t.B");
+  const std::string path = tmp_.Join("b.pbc");
+  ASSERT_OK(test::WriteStringToFile(
+      path, Container(sup.SerializeAsString(), {std::string("\x0a\x02\x08\x03\x12\x02hi", 8)})));
+  RunResult r = Dump({"--oneline"}, path);
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  EXPECT_EQ("0\ta { x: 3 } s: \"hi\"\n", r.out);
+}
+
+// With a key, a file that is not encrypted reads as plain (an instance
+// file never is); the key may come from an instance file that carries it.
+TEST_F(ToolPbcTest, KeyFromAnInstanceFileAndPlainFilesWithAKey) {
+  const std::string key_flag = std::string("--server_key_hex=") + kKeyHex;
+  RunResult plain = Dump({"--oneline", key_flag});
+  ASSERT_EQ(0, plain.exit_status) << Describe(plain);
+  EXPECT_EQ(3u, Lines(plain.out).size()) << plain.out;
+
+  const std::string root = tmp_.Join("enc");
+  RunResult g = RunKudu(tmp_, {"fs", "generate", "--fs_wal_dir=" + root, "--containers=1",
+                               "--blocks_per_container=3", "--encrypt", key_flag});
+  ASSERT_EQ(0, g.exit_status) << Describe(g);
+  std::vector<std::string> names;
+  ASSERT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
+  std::string metadata;
+  for (const std::string& n : names) {
+    if (n.size() > 9 && n.compare(n.size() - 9, 9, ".metadata") == 0) metadata = n;
+  }
+  ASSERT_FALSE(metadata.empty());
+  metadata = env::JoinPath(env::JoinPath(root, "data"), metadata);
+  const std::string instance_flag = "--instance_file=" + env::JoinPath(root, "instance");
+  RunResult with_instance = Dump({"--oneline", instance_flag}, metadata);
+  ASSERT_EQ(0, with_instance.exit_status) << Describe(with_instance);
+  EXPECT_EQ(3u, Lines(with_instance.out).size()) << with_instance.out;
+  RunResult with_key = Dump({"--oneline", key_flag}, metadata);
+  EXPECT_EQ(with_key.out, with_instance.out);
+  RunResult without = Dump({"--oneline"}, metadata);
+  EXPECT_EQ(1, without.exit_status) << Describe(without);
+
+  RunResult both = Dump({"--oneline", instance_flag, key_flag}, metadata);
+  EXPECT_EQ(2, both.exit_status) << Describe(both);
+  RunResult missing = Dump({"--oneline", "--instance_file=" + tmp_.Join("nope")}, metadata);
+  EXPECT_EQ(2, missing.exit_status) << Describe(missing);
+  EXPECT_NE(std::string::npos, missing.err.find(tmp_.Join("nope"))) << missing.err;
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 // not exist, two output modes, a bad key).
 #include <gflags/gflags.h>
 #include <google/protobuf/descriptor.h>
+#include <google/protobuf/descriptor_database.h>
 #include <google/protobuf/descriptor.pb.h>
 #include <google/protobuf/dynamic_message.h>
 #include <google/protobuf/text_format.h>
@@ -37,6 +38,7 @@
 #include <google/protobuf/util/json_util.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -45,6 +47,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kudu/fs/instance_files.h"
+#include "kudu/fs/fs.pb.h"
 #include "kudu/tools/tool_action.h"
 #include "kudu/tools/tool_flags.h"
 #include "kudu/tools/tool_output_format.h"
@@ -54,6 +58,9 @@
 DEFINE_bool(oneline, false, "pbc dump: print each protobuf on a single line");
 DEFINE_bool(json, false, "pbc dump: print protobufs in JSON format, one object a line");
 DEFINE_bool(json_pretty, false, "pbc dump: print protobufs in JSON pretty format");
+DEFINE_string(instance_file, "",
+              "pbc dump: an instance file whose server key decrypts the file (Kudu's flag): the "
+              "key it carries, as the default key provider unwraps it");
 DEFINE_bool(debug, false,
             "pbc dump: print extra debugging information: the file header, and each "
             "protobuf's offset and length");
@@ -82,12 +89,14 @@ Status ParseDumpMode(DumpMode* mode) {
 
 // The record type, from the supplemental header's FileDescriptorSet. When
 // the set does not build or lacks the type, `prototype` stays null and the
-// records print by field number.
+// records print by field number. The files go into a database, not straight
+// into the pool, so that they may come in any order, a file before the
+// ones it imports (as Kudu's GetPrototype loads them).
 class RecordType {
  public:
-  explicit RecordType(const ContainerSupHeaderPB& sup) : factory_(&pool_) {
+  explicit RecordType(const ContainerSupHeaderPB& sup) : pool_(&db_), factory_(&pool_) {
     for (const gpb::FileDescriptorProto& f : sup.protos().file()) {
-      if (pool_.BuildFile(f) == nullptr) return;
+      if (!db_.Add(f)) return;
     }
     const gpb::Descriptor* d = pool_.FindMessageTypeByName(sup.pb_type());
     if (d != nullptr) prototype_ = factory_.GetPrototype(d);
@@ -95,6 +104,7 @@ class RecordType {
   const gpb::Message* prototype() const { return prototype_; }
 
  private:
+  gpb::SimpleDescriptorDatabase db_;
   gpb::DescriptorPool pool_;
   gpb::DynamicMessageFactory factory_;
   const gpb::Message* prototype_ = nullptr;
@@ -158,10 +168,15 @@ Status FormatRecord(const RecordType& type, Slice body, DumpMode mode, std::stri
   out->clear();
   if (type.prototype() != nullptr) {
     std::unique_ptr<gpb::Message> msg(type.prototype()->New());
-    // Partial: print what the record holds even when a required field is
-    // missing.
     if (!msg->ParsePartialFromArray(body.data(), static_cast<int>(body.size()))) {
       return Status::Corruption("does not parse as " + msg->GetTypeName());
+    }
+    // Every required field must be there, as for the open (§2) and Kudu's
+    // reader: a record without one does not parse. (Checked here rather than
+    // by ParseFromArray, which logs its own line besides failing.)
+    if (!msg->IsInitialized()) {
+      return Status::Corruption("does not parse as " + msg->GetTypeName() +
+                                ": missing required fields: " + msg->InitializationErrorString());
     }
     if (mode == DumpMode::kJson || mode == DumpMode::kJsonPretty) {
       gpb::util::JsonPrintOptions opt;
@@ -197,7 +212,16 @@ constexpr char kDashes[] = "-------";
 // records before it were printed.
 Status Dump(const std::string& path, const ServerKey* key, DumpMode mode, StdoutWriter* out) {
   std::unique_ptr<RandomAccessFile> file;
-  RETURN_NOT_OK(RandomAccessFile::Open(path, key, &file));
+  RETURN_NOT_OK(RandomAccessFile::Open(path, nullptr, &file));
+  // With a key, a file without the encryption magic is read as plain, as
+  // Kudu's tool does: instance files never are encrypted, and one key serves
+  // a whole server's files.
+  uint8_t magic[8];
+  const size_t head = static_cast<size_t>(std::min<uint64_t>(sizeof(magic), file->size()));
+  if (key != nullptr && (file->size() == 0 || !file->Read(0, magic, head).ok() ||
+                         HasEncryptionMagic(Slice(magic, head)))) {
+    RETURN_NOT_OK(RandomAccessFile::Open(path, key, &file));
+  }
   FileRecordSource source(file.get());
   PbContainerRecordReader<FileRecordSource> reader(&source);
   ContainerSupHeaderPB sup;
@@ -214,19 +238,22 @@ Status Dump(const std::string& path, const ServerKey* key, DumpMode mode, Stdout
     Status s = reader.ReadNextRecord(&body);
     if (s.IsEndOfFile()) return Status::OK();
     const uint64_t offset = reader.record_offset();
+    if (s.ok()) {
+      s = FormatRecord(type, body, mode, &text);
+      if (!s.ok()) {
+        s = Status::Corruption(path + ": record at offset " + std::to_string(offset) + " " +
+                               s.message());
+      }
+    }
     if (!s.ok()) {
+      // Kudu's block for any record that does not read or parse.
       if (mode == DumpMode::kDebug) {
         out->Append("Message " + std::to_string(i) +
-                    "\nerror: failed to read protobuf message\noffset: " + std::to_string(offset) +
-                    "\nremaining file length: " + std::to_string(file->size() - offset) + "\n" +
-                    kDashes + "\n");
+                    "\nerror: failed to parse protobuf message\noffset: " +
+                    std::to_string(offset) + "\nremaining file length: " +
+                    std::to_string(file->size() - offset) + "\n" + kDashes + "\n");
       }
       return s;
-    }
-    s = FormatRecord(type, body, mode, &text);
-    if (!s.ok()) {
-      return Status::Corruption(path + ": record at offset " + std::to_string(offset) + " " +
-                                s.message());
     }
     switch (mode) {
       case DumpMode::kOneline:
@@ -262,6 +289,13 @@ int RunPbcDump(const std::vector<std::string>& args) {
   bool have_key = false;
   s = LoadServerKey(&key, &have_key);
   if (!s.ok()) return UsageError(s.message());
+  if (!FLAGS_instance_file.empty()) {
+    if (have_key) return UsageError("give the server key once: --instance_file or a key flag");
+    InstanceMetadataPB instance;
+    s = fs::ReadPBContainerFromPath(FLAGS_instance_file, &instance);
+    if (s.ok()) s = fs::ServerKeyFromInstance(FLAGS_instance_file, instance, &have_key, &key);
+    if (!s.ok()) return UsageError("--instance_file: " + s.ToString());
+  }
   struct stat st;
   if (::stat(args[0].c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
     return UsageError(args[0] + ": not a regular file that exists");
@@ -280,14 +314,16 @@ int RunPbcDump(const std::vector<std::string>& args) {
 [[maybe_unused]] const bool pbc_registered = RegisterToolAction(ToolAction{
     "pbc", "dump", "Dump a PBC (protobuf container) file",
     &RunPbcDump,
-    {"oneline", "json", "json_pretty", "debug", "server_key_hex", "server_key_test_provider_hex"},
+    {"oneline", "json", "json_pretty", "debug", "server_key_hex", "server_key_test_provider_hex",
+     "instance_file"},
     "<file>",
     "Prints every record of a PB container file (a .metadata file, or any other record "
     "type), typed by the file's own supplemental header: by default `Message <i>` and the "
     "protobuf text format; --oneline `<i><TAB><short text>`; --json one object a line; "
     "--json_pretty; --debug the file header (container version, file size, record type) "
     "and each record's offset and length. Encrypted files need the server key "
-    "(--server_key_hex). A damaged file prints the records before the damage, then the "
+    "(--server_key_hex, or --instance_file=<root>/instance for the key it carries); with a "
+    "key, a file that is not encrypted is read as plain. A damaged file prints the records before the damage, then the "
     "error with its offset (exit 1)."});
 
 }  // namespace
