@@ -277,6 +277,11 @@ TEST_F(ToolCliTest, LocateBlock) {
                 c_b + ".data\n",
             found.out);
 
+  // Hyphens for underscores in action names, as Kudu's tool takes them.
+  RunResult hyphen = RunKudu(tmp_, {"fs", "locate-block", dirs, id_a, unpadded});
+  EXPECT_EQ(0, hyphen.exit_status) << Describe(hyphen);
+  EXPECT_EQ(found.out, hyphen.out);
+
   RunResult missing = RunKudu(tmp_, {"fs", "locate_block", dirs, id_a, "18446744073709551615"});
   EXPECT_EQ(1, missing.exit_status) << Describe(missing);
   EXPECT_NE(std::string::npos, missing.out.find("18446744073709551615 | not found")) << missing.out;
@@ -288,6 +293,31 @@ TEST_F(ToolCliTest, LocateBlock) {
   RunResult none = RunKudu(tmp_, {"fs", "locate_block", dirs});
   EXPECT_EQ(2, none.exit_status);
   EXPECT_EQ(0u, none.err.rfind("Usage: kudu fs locate_block <block id>...", 0)) << none.err;
+}
+
+// A path may hold any byte but '/' and NUL, UTF-8 or not. The JSON
+// outputs still come out whole, with U+FFFD for such bytes (JSON strings
+// cannot carry them); the text ones print the bytes as they are.
+TEST_F(ToolCliTest, PathsThatAreNotUtf8StillGiveJson) {
+  const std::string root = Generated(std::string("r\xfe", 2), 2, 4);
+  const std::string dirs = "--fs_data_dirs=" + root;
+  std::string shown = root;
+  shown.replace(shown.size() - 1, 1, "\xef\xbf\xbd");  // U+FFFD for the 0xfe
+
+  RunResult check = RunKudu(tmp_, {"fs", "check", dirs, "--format=json"});
+  ASSERT_EQ(0, check.exit_status) << Describe(check);
+  json j = json::parse(check.out);
+  EXPECT_EQ(shown + "/data", j["data_dirs"][0].get<std::string>());
+
+  RunResult list = RunKudu(tmp_, {"fs", "list", dirs, "--format=json"});
+  ASSERT_EQ(0, list.exit_status) << Describe(list);
+  RunResult rows = RunKudu(tmp_, {"fs", "list", dirs});
+  ASSERT_EQ(0, rows.exit_status) << Describe(rows);
+  EXPECT_EQ(test::NonEmptyLines(rows.out).size(), json::parse(list.out).size()) << list.out;
+
+  RunResult text = RunKudu(tmp_, {"fs", "check", dirs});
+  ASSERT_EQ(0, text.exit_status) << Describe(text);
+  EXPECT_NE(std::string::npos, text.out.find(root + "/data")) << text.out;
 }
 
 TEST_F(ToolCliTest, DirectoryFlags) {

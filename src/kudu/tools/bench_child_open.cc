@@ -41,6 +41,7 @@
 #include "kudu/fs/replay_stats.h"
 #include "kudu/tools/tool_action.h"
 #include "kudu/tools/tool_flags.h"
+#include "kudu/tools/tool_output_format.h"
 #include "kudu/util/encryption.h"
 
 DEFINE_string(bench_open_child, "",
@@ -183,7 +184,7 @@ bool IsBenchOpenChild() { return !FLAGS_bench_open_child.empty(); }
 
 int RunBenchOpenChild() {
   auto fail = [](const Status& s, bool usage) {
-    std::cout << json{{"error", s.ToString()}, {"usage_error", usage}}.dump() << std::endl;
+    std::cout << JsonText(json{{"error", s.ToString()}, {"usage_error", usage}}) << std::endl;
     return usage ? kExitUsage : kExitInconsistent;
   };
   BenchTarget target;
@@ -209,7 +210,7 @@ int RunBenchOpenChild() {
                   &usage_error);
   if (!s.ok()) return fail(s, usage_error);
   m.peak_rss_bytes = ProcStatusBytes("VmHWM");
-  std::cout << MetricsJson(m).dump() << std::endl;
+  std::cout << JsonText(MetricsJson(m)) << std::endl;
   return std::cout ? kExitOk : kExitInconsistent;
 }
 

@@ -25,6 +25,7 @@
 #include <gflags/gflags.h>
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <iostream>
 #include <set>
 #include <string>
@@ -168,6 +169,11 @@ int Main(int argc, char** argv) {
   if (help == Help::kFull) {
     gflags::ShowUsageWithFlags(argv[0]);
     return kExitOk;
+  }
+  // Kudu's tool takes hyphens for underscores in command and action names
+  // (`kudu fs locate-block`).
+  for (size_t i = 0; i < positional.size() && i < 2; i++) {
+    std::replace(positional[i].begin(), positional[i].end(), '-', '_');
   }
   if (positional.empty()) {
     PrintGroups(help == Help::kContext ? std::cout : std::cerr);

@@ -426,7 +426,7 @@ int RunBench(const std::vector<std::string>& args) {
 
   if (!FLAGS_bench_json_out.empty()) {
     std::ofstream out(FLAGS_bench_json_out, std::ios::trunc);
-    out << BenchReportJson(report).dump(2) << std::endl;
+    out << JsonText(BenchReportJson(report), 2) << std::endl;
     if (!out) {
       std::cerr << "kudu: error: cannot write " << FLAGS_bench_json_out << std::endl;
       report.ok = false;
@@ -440,7 +440,7 @@ int RunBench(const std::vector<std::string>& args) {
     }
   }
   if (format == OutputFormat::kJson) {
-    std::cout << BenchReportJson(report).dump(2) << std::endl;
+    std::cout << JsonText(BenchReportJson(report), 2) << std::endl;
   } else {
     std::cout << BenchReportText(report) << std::flush;
   }

@@ -90,7 +90,7 @@ int RunCheck(const std::vector<std::string>& args) {
   const fs::FsReportRoots report_roots{roots.wal_dir, roots.metadata_dir};
   StdoutWriter out;
   if (format == OutputFormat::kJson) {
-    out.Append(fs::FsReportJson(result, report_roots).dump(2) + "\n");
+    out.Append(JsonText(fs::FsReportJson(result, report_roots), 2) + "\n");
   } else {
     out.Append(fs::FsReportText(result, report_roots));
   }

@@ -98,7 +98,7 @@ void TablePrinter::AddRow(const std::vector<std::string>& row) {
           o[columns_[c]] = row[c];
         }
       }
-      line_ = (rows_written_ == 0 ? "[" : ",") + o.dump();
+      line_ = (rows_written_ == 0 ? "[" : ",") + JsonText(o);
       break;
     }
     default: {

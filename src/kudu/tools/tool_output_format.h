@@ -72,6 +72,14 @@ class TablePrinter {
   std::string line_;
 };
 
+// `j` as JSON text. A string's bytes that are not UTF-8 come out as U+FFFD:
+// a path may hold any byte but '/' and NUL, and nlohmann's dump() throws on
+// such bytes, which would abort the tool with nothing printed.
+template <typename Json>
+std::string JsonText(const Json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 // Buffered writing to standard output that notices a failed write (a full
 // disk, a closed pipe, /dev/full) instead of exiting 0 with part of the
 // output: every write's result, then the final flush, is checked.

@@ -196,7 +196,7 @@ Status FormatRecord(const RecordType& type, Slice body, DumpMode mode, std::stri
     return Status::Corruption("is not a protobuf message");
   }
   if (mode == DumpMode::kJson || mode == DumpMode::kJsonPretty) {
-    *out = UnknownFieldsJson(fields).dump(mode == DumpMode::kJsonPretty ? 1 : -1);
+    *out = JsonText(UnknownFieldsJson(fields), mode == DumpMode::kJsonPretty ? 1 : -1);
   } else {
     gpb::TextFormat::Printer printer;
     printer.SetSingleLineMode(mode == DumpMode::kOneline);
