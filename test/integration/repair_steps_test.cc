@@ -72,6 +72,16 @@ class RepairStepsTest : public test::PlainAndEncryptedTest {
                                        version));
     return c;
   }
+  // Every block's space of a data file written, so that it is allocated
+  // (a dead block's too).
+  void WriteEveryBlock(const std::string& data_path) {
+    WriteEncryption enc;
+    enc.server_key = k_;
+    std::unique_ptr<WritableFile> f;
+    ASSERT_OK(WritableFile::Open(data_path, CreateMode::kOpenExisting, enc, &f));
+    ASSERT_OK(f->Write(base_, Slice(test::RandomBytes(data_size_ - base_, 3))));
+    ASSERT_OK(f->Close());
+  }
   // A container with a partial trailing record (its last record torn).
   HandContainer WritePartial(const std::string& root, int n, uint64_t first_id) {
     HandContainer c = Write(root, n, {Create(first_id, 0), Create(first_id + 1, 1)});
@@ -297,15 +307,7 @@ TEST_P(RepairStepsTest, ExtraSpaceOfAContainerFullByMetadataIsRepairedWithoutTru
   const std::string root = tmp_.Join("d");
   const HandContainer c =
       Write(root, 1, {Create(1, 0), Create(2, 1, 4096), MakeDelete(1), Create(3, 2)});
-  {
-    // Every block's space written, so that the dead one's is allocated.
-    WriteEncryption enc;
-    enc.server_key = k_;
-    std::unique_ptr<WritableFile> f;
-    ASSERT_OK(WritableFile::Open(c.data_path, CreateMode::kOpenExisting, enc, &f));
-    ASSERT_OK(f->Write(base_, Slice(test::RandomBytes(data_size_ - base_, 3))));
-    ASSERT_OK(f->Close());
-  }
+  WriteEveryBlock(c.data_path);
   const uint64_t allocated = Allocated(c.data_path);
   fs::BlockManagerOpenOptions o = Options({root}, true, /*max_blocks=*/0);
   o.classification.max_metadata_size = 50;  // every metadata file is past it
@@ -322,6 +324,57 @@ TEST_P(RepairStepsTest, ExtraSpaceOfAContainerFullByMetadataIsRepairedWithoutTru
   EXPECT_EQ(1u, r.repairs.punched_blocks);
   EXPECT_EQ(data_size_, test::FileSizeOrDie(c.data_path)) << "a data file not full was cut";
   EXPECT_LT(Allocated(c.data_path), allocated);
+}
+
+// A dead block over the start of the data file (the record semantics
+// accept a block at offset 0, an encrypted file's header included): its
+// space is punched again, but never an encrypted file's header, which
+// holds the file key of every block.
+TEST_P(RepairStepsTest, RepunchingNeverTouchesAnEncryptedHeader) {
+  const std::string root = tmp_.Join("d");
+  const HandContainer c = Write(root, 1, {MakeCreate(5, 0, 10), Create(1, 0), Create(2, 1),
+                                          MakeDelete(5)});
+  WriteEveryBlock(c.data_path);
+  const std::string head_before = test::Slurp(c.data_path).substr(0, 64);
+  OpenResult before;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, false, 3), &before));
+
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, true, 3), &r));
+  EXPECT_TRUE(r.repairs.errors.empty()) << r.repairs.status.ToString();
+  EXPECT_EQ(1u, r.repairs.punched_blocks);
+  if (k_ != nullptr) EXPECT_EQ(head_before, test::Slurp(c.data_path).substr(0, 64));
+  OpenResult after;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, false, 3), &after));
+  EXPECT_EQ(test::LiveSetOf(before), test::LiveSetOf(after));
+  EXPECT_EQ(2u, test::LiveSetOf(after).size());
+}
+
+// A zero-length block far past the end of the data file (accepted, §4.2)
+// puts the next block offset there: cutting the file at it would grow it,
+// to a size the filesystem refuses. The cut is not needed, the entry is
+// repaired, and the repair goes on to the other steps.
+TEST_P(RepairStepsTest, ANextBlockOffsetPastTheEndGrowsNoFile) {
+  const std::string root = tmp_.Join("d");
+  const HandContainer c =
+      Write(root, 1, {Create(1, 0), MakeCreate(2, int64_t{1} << 62, 0), Create(3, 1, 10),
+                      MakeDelete(3)});
+  WriteEveryBlock(c.data_path);
+  // An incomplete container beside it, for a later step to delete.
+  const std::string stem = env::JoinPath(env::JoinPath(root, "data"), test::ContainerIdFor(9));
+  ASSERT_OK(test::WriteStringToFile(stem + ".data", ""));
+  ASSERT_OK(test::WriteStringToFile(stem + ".metadata", ""));
+
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, true, 3), &r));
+  EXPECT_TRUE(r.repairs.errors.empty()) << r.repairs.status.ToString();
+  const ContainerInfo* info = Find(r, c.path);
+  ASSERT_NE(nullptr, info);
+  ASSERT_TRUE(info->data_full);
+  EXPECT_TRUE(r.repairs.containers[info - r.containers.data()].extra_space_repaired);
+  EXPECT_EQ(data_size_, test::FileSizeOrDie(c.data_path));
+  EXPECT_FALSE(env::FileExists(stem + ".metadata"));
+  EXPECT_FALSE(env::FileExists(stem + ".data"));
 }
 
 // A live misaligned block inside a dead block's aligned tail keeps its

@@ -107,11 +107,28 @@ TEST(PunchableRangesTest, DeadSpaceMinusLiveBytes) {
                                       Block(5, 2 * kBlock, 50, false)},
                                      3 * kBlock, 5);
   uint64_t dead = 0;
-  const auto ranges = PunchableRanges(r, kBlock, &dead);
+  const auto ranges = PunchableRanges(r, kBlock, /*header_bytes=*/0, &dead);
   EXPECT_EQ((std::vector<std::pair<uint64_t, uint64_t>>{
                 {0, 200}, {500, kBlock}, {5000, 5100}, {2 * kBlock + 50, 3 * kBlock}}),
             ranges);
   EXPECT_EQ(3u, dead);
+}
+
+// An encrypted data file's header holds its file key: a dead block over it
+// (the record semantics accept one at offset 0) leaves it as it is, and a
+// dead block inside it alone is not punched at all.
+TEST(PunchableRangesTest, NeverAnEncryptedFilesHeader) {
+  const ContainerRecords r = Records({Block(1, 0, 100, false), Block(2, kBlock, 10, true),
+                                      Block(3, 10, 20, false)},
+                                     2 * kBlock, 3);
+  uint64_t dead = 0;
+  EXPECT_EQ((std::vector<std::pair<uint64_t, uint64_t>>{{64, kBlock}}),
+            PunchableRanges(r, kBlock, /*header_bytes=*/64, &dead));
+  EXPECT_EQ(1u, dead);
+  const ContainerRecords inside = Records({Block(3, 10, 20, false)}, kBlock, 3);
+  EXPECT_EQ((std::vector<std::pair<uint64_t, uint64_t>>{}),
+            PunchableRanges(inside, kBlock, /*header_bytes=*/64, &dead));
+  EXPECT_EQ(0u, dead);
 }
 
 }  // namespace

@@ -170,10 +170,13 @@ std::vector<std::string> CompactedBodies(const ContainerRecords& r, uint64_t fs_
 
 std::vector<std::pair<uint64_t, uint64_t>> PunchableRanges(const ContainerRecords& r,
                                                            uint64_t fs_block_size,
+                                                           uint64_t header_bytes,
                                                            uint64_t* dead_blocks) {
   // Live bytes, merged into disjoint sorted ranges (so their ends are sorted
-  // too).
+  // too). The header is kept as a live block is: the record semantics
+  // accept a block at any offset, the header's bytes included (§4.2).
   std::vector<std::pair<uint64_t, uint64_t>> live;
+  if (header_bytes > 0) live.emplace_back(0, header_bytes);
   for (const ScannedBlock& b : r.blocks) {
     if (b.live && b.length > 0) live.emplace_back(static_cast<uint64_t>(b.offset), BlockEnd(b));
   }

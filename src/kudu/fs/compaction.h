@@ -81,10 +81,13 @@ std::vector<std::string> CompactedBodies(const ContainerRecords& records, uint64
                                          bool encrypted, uint64_t* dropped_blocks);
 
 // The byte ranges [first, second) of dead blocks' space (their aligned
-// ranges) that lie in no live block's [offset, offset + length), sorted and
+// ranges) that lie in no live block's [offset, offset + length) and not in
+// the data file's first `header_bytes` (an encrypted file's header: its
+// file key; punched, every block of the file would be lost), sorted and
 // disjoint, and how many dead blocks have some of their range in them.
 std::vector<std::pair<uint64_t, uint64_t>> PunchableRanges(const ContainerRecords& records,
                                                            uint64_t fs_block_size,
+                                                           uint64_t header_bytes,
                                                            uint64_t* dead_blocks);
 
 // Whether some offset after `from` of a v2 metadata file starts a valid
