@@ -22,6 +22,7 @@
 #include <gflags/gflags.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 namespace kudu {
@@ -202,6 +203,15 @@ TEST(ContainerClassificationTest, LimitsExtraSpaceAndCompaction) {
        true, false, true, 4096, K::kNone},
       {"extra space with fraction 0", WithSpace(Replayed(kMaxSize, 10, 9), 4096, 4097),
        MetadataRules(0, false, 0.8, 0), true, false, true, 1, K::kNone},
+      // A threshold past 2^64 (a huge or infinite fraction) is above every
+      // allocated size: no extra space, not an undefined conversion.
+      {"extra space under a threshold past 2^64",
+       WithSpace(Replayed(kMaxSize, 10, 9), 4096, UINT64_MAX), MetadataRules(0, false, 0.8, 1e16),
+       true, false, false, 0, K::kNone},
+      {"extra space with an infinite fraction",
+       WithSpace(Replayed(kMaxSize, 10, 9), 4096, UINT64_MAX),
+       MetadataRules(0, false, 0.8, std::numeric_limits<double>::infinity()), true, false, false,
+       0, K::kNone},
       // The runtime rule: only with its flag, full or not, strict ratio.
       {"runtime rule off", WithMetadata(Replayed(0, 10, 4), 800), MetadataRules(1000), false,
        false, false, 0, K::kNone},

@@ -80,10 +80,13 @@ bool IsMetadataFull(const ContainerFacts& f, const ClassificationRules& r) {
 }
 
 // Extra space: allocated bytes past the aligned live bytes and their slack,
-// the threshold computed in double and truncated, as Kudu does.
+// the threshold computed in double and truncated, as Kudu does. A threshold
+// of 2^64 or more (a huge or infinite fraction) is above every size: its
+// conversion to an integer would be undefined.
 bool HasExtraSpace(const ContainerFacts& f, const ClassificationRules& r) {
   const double threshold =
       static_cast<double>(f.live_bytes_aligned) * (1.0 + r.excess_space_fraction);
+  if (!(threshold < 18446744073709551616.0)) return false;
   return f.data_allocated_bytes > static_cast<uint64_t>(threshold);
 }
 
