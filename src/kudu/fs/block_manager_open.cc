@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <limits>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -293,6 +294,20 @@ void FinishContainers(OpenResult* result) {
                                                       : 0;
 }
 
+// A file the open could not read because the process ran out of
+// descriptors or memory says nothing about the disk: calling its container
+// corrupt would make the verdict depend on the limit, the thread count and
+// the page cache. The first such problem, or null.
+const ContainerProblem* ResourceProblem(const OpenResult& r) {
+  for (const ContainerInfo& c : r.containers) {
+    for (const ContainerProblem& p : c.problems) {
+      const int e = p.status.posix_code();
+      if (e == EMFILE || e == ENFILE || e == ENOMEM) return &p;
+    }
+  }
+  return nullptr;
+}
+
 // Totals for the open's log line.
 struct OpenTotals {
   uint64_t fatal = 0, counted = 0, live = 0, live_bytes = 0;
@@ -479,6 +494,18 @@ Status OpenBlockManager(const BlockManagerOpenOptions& given_opts, OpenResult* r
   // Everything below runs on this thread, in container order.
   if (!shared.conflicts.conflicts().empty()) {
     ReportDuplicates(shared.conflicts.conflicts(), key, &result->containers, &shared.stats);
+  }
+  if (const ContainerProblem* p = ResourceProblem(*result)) {
+    result->failure = OpenResult::Failure::kResource;
+    result->status = Status::IOError(
+        p->status.message(),
+        p->status.posix_code() == ENOMEM
+            ? "the process ran out of memory; nothing is known of the on-disk state"
+            : "the process ran out of file descriptors (raise `ulimit -n` or lower "
+              "--fs_max_thread_count_per_data_dir); nothing is known of the on-disk state",
+        p->status.posix_code());
+    LOG(ERROR) << result->status.ToString();
+    return result->status;
   }
   FinishContainers(result);
   Snapshot(shared, &result->replay);

@@ -136,6 +136,10 @@ struct OpenResult {
     kUsage,         // a bad dir or key: nothing about the on-disk state (exit 2)
     kInconsistent,  // corruption, I/O error, duplicate id, missing data (exit 1)
     kInstance,      // an on-disk instance problem, before any report (exit 1)
+    // The process ran out of file descriptors or memory while it read a
+    // file: nothing is known about the on-disk state, so there is no report
+    // and no repair (exit 1, the message says what ran out).
+    kResource,
   };
   Status status;
   Failure failure = Failure::kNone;

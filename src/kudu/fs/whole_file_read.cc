@@ -18,7 +18,9 @@
 #include "kudu/fs/whole_file_read.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <new>
+#include <string>
 
 #include "kudu/util/file.h"
 #include "kudu/util/page_memory.h"
@@ -88,7 +90,14 @@ Status ReadWholeFile(RandomAccessFile* file, DirectReadMode mode, uint64_t from,
   const uint64_t size = file->size();
   const size_t capacity = RandomAccessFile::DirectReadCapacity(size ? size : 1);
   // Not zero-initialised: every byte the replay reads is overwritten by the read.
-  *out = AllocateReadBuffer(capacity);
+  // A buffer the process cannot have is this strategy's failure, not the
+  // open's: the replayer falls back to Streaming, whose buffers are small.
+  try {
+    *out = AllocateReadBuffer(capacity);
+  } catch (const std::bad_alloc&) {
+    return Status::IOError(file->filename() + ": cannot allocate " + std::to_string(capacity) +
+                           " bytes to read the whole file", "", ENOMEM);
+  }
   *direct = false;
   if (ShouldReadPastCache(file, mode)) return file->ReadRawDirect(out->get(), size, direct);
   from = std::min(from, size);

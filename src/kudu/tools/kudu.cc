@@ -24,11 +24,15 @@
 // refuse the flags it does not take.
 #include <gflags/gflags.h>
 #include <glog/logging.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <set>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "kudu/tools/tool_action.h"
@@ -152,7 +156,30 @@ bool ParseFlags(int argc, char** argv, std::vector<std::string>* positional,
   return true;
 }
 
+// What the process cannot recover from (no memory, no thread, on any
+// thread) ends it with one line naming what ran out and exit 1, instead of
+// an abort with a core: nothing buffered for standard output is written,
+// so no partial report or listing goes out.
+[[noreturn]] void ExitOnUncaughtException() {
+  std::string what = "an unexpected error";
+  try {
+    if (std::exception_ptr e = std::current_exception()) std::rethrow_exception(e);
+  } catch (const std::bad_alloc&) {
+    what = "out of memory";
+  } catch (const std::system_error& e) {
+    what = std::string("a system resource ran out: ") + e.what();
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  const std::string line = "kudu: error: " + what + "\n";
+  ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
+  (void)ignored;
+  ::_exit(kExitInconsistent);
+}
+
 int Main(int argc, char** argv) {
+  std::set_terminate(ExitOnUncaughtException);
   FLAGS_logtostderr = true;
   FLAGS_minloglevel = 0;
   google::InitGoogleLogging(argv[0]);

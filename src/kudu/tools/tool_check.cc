@@ -86,7 +86,11 @@ int RunCheck(const std::vector<std::string>& args) {
   if (result.failure == fs::OpenResult::Failure::kUsage) {
     return UsageError(result.status.ToString());
   }
-  if (result.failure == fs::OpenResult::Failure::kInstance) return InstanceError(result.status);
+  // Neither says anything of the containers: no report, one line.
+  if (result.failure == fs::OpenResult::Failure::kInstance ||
+      result.failure == fs::OpenResult::Failure::kResource) {
+    return InstanceError(result.status);
+  }
   const fs::FsReportRoots report_roots{roots.wal_dir, roots.metadata_dir};
   StdoutWriter out;
   if (format == OutputFormat::kJson) {
