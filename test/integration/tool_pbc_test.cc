@@ -31,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kudu/fs/fs.pb.h"
+#include "kudu/fs/instance_files.h"
 #include "kudu/util/crc32c.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/env.h"
@@ -381,6 +382,24 @@ TEST_F(ToolPbcTest, KeyFromAnInstanceFileAndPlainFilesWithAKey) {
   EXPECT_EQ(with_key.out, with_instance.out);
   RunResult without = Dump({"--oneline"}, metadata);
   EXPECT_EQ(1, without.exit_status) << Describe(without);
+
+  // Kudu's dump takes the server key unless told to take a tenant's, even
+  // where the open would take the default tenant's first.
+  InstanceMetadataPB instance;
+  ASSERT_OK(fs::ReadPBContainerFromPath(env::JoinPath(root, "instance"), &instance));
+  auto* tenant = instance.add_tenants();
+  tenant->set_tenant_id(std::string(32, '0'));
+  tenant->set_tenant_key(std::string(32, 'a'));  // another key
+  ASSERT_OK(fs::WritePBContainerToPath(env::JoinPath(root, "instance"), instance));
+  RunResult server_key = Dump({"--oneline", instance_flag}, metadata);
+  EXPECT_EQ(0, server_key.exit_status) << Describe(server_key);
+  EXPECT_EQ(with_key.out, server_key.out);
+  RunResult tenant_key = Dump({"--oneline", instance_flag, "--encryption_key_type=tenant_key",
+                               "--tenant_id=" + std::string(32, '0')},
+                              metadata);
+  EXPECT_EQ(1, tenant_key.exit_status) << Describe(tenant_key);
+  RunResult bad_type = Dump({"--oneline", instance_flag, "--encryption_key_type=other"}, metadata);
+  EXPECT_EQ(2, bad_type.exit_status) << Describe(bad_type);
 
   RunResult both = Dump({"--oneline", instance_flag, key_flag}, metadata);
   EXPECT_EQ(2, both.exit_status) << Describe(both);

@@ -227,6 +227,25 @@ TEST(EncryptionTest, HeaderWrittenByAnIndependentWrapParses) {
   }
 }
 
+// Kudu unwraps the key field as one read of the file (DoDecryptV), which
+// leaves an all-zero read untouched: a field of zeros is a file key of zeros,
+// whatever the server key. ECB would give another key.
+TEST(EncryptionTest, AnAllZeroKeyFieldIsAKeyOfZeros) {
+  for (CipherAlgorithm alg : kAllAlgorithms) {
+    for (size_t sk_size : kServerKeySizes) {
+      std::string header = "kuduenc";
+      header.push_back(static_cast<char>(alg));
+      header.resize(64, '\0');
+      CipherAlgorithm parsed_alg;
+      std::string parsed_key;
+      ASSERT_OK(ParseEncryptionHeader("x", header, TestServerKey(sk_size), &parsed_alg,
+                                      &parsed_key));
+      EXPECT_EQ(alg, parsed_alg);
+      EXPECT_EQ(std::string(FileKeySize(alg), '\0'), parsed_key);
+    }
+  }
+}
+
 // Behaviour with the wrong server key: the format has no key check value, so
 // the header parses and yields a different (garbage) file key. The failure
 // is only detectable later, when the decrypted container does not start with

@@ -314,6 +314,45 @@ TEST_F(InstanceFilesTest, TheDefaultTenantsKeyComesBeforeTheServerKey) {
   EXPECT_EQ(tenant.bytes(), st.key.bytes());
 }
 
+// Kudu takes the first tenant with the default id (GetTenantUnlock breaks
+// there) and tests the key fields for emptiness, not presence.
+TEST_F(InstanceFilesTest, TheFirstDefaultTenantAndEmptyFieldsAreKudus) {
+  const std::vector<std::string> roots = Roots(1);
+  const ServerKey first = test::TestServerKey(16), second = test::TestServerKey(32);
+  Format(roots);
+  auto wrap = [](const ServerKey& k) {
+    std::string w = k.bytes();
+    for (char& c : w) c = static_cast<char>(c ^ 0x2A);
+    return ServerKey::FromBytes(w).ToHex();
+  };
+  EditInstance(roots[0], [&](InstanceMetadataPB* i) {
+    for (const ServerKey* k : {&first, &second}) {
+      auto* t = i->add_tenants();
+      t->set_tenant_id(std::string(32, '0'));
+      t->set_tenant_key(wrap(*k));
+    }
+  });
+  InstanceFilesState st;
+  ASSERT_OK(Load(roots, &st));
+  ASSERT_TRUE(st.has_key);
+  EXPECT_EQ(first.bytes(), st.key.bytes());
+
+  // A first default tenant without a key leaves none, whatever follows.
+  EditInstance(roots[0], [&](InstanceMetadataPB* i) {
+    i->mutable_tenants(0)->clear_tenant_key();
+  });
+  ASSERT_OK(Load(roots, &st));
+  EXPECT_FALSE(st.has_key);
+
+  // An empty server key is no key, not a key of the wrong length.
+  EditInstance(roots[0], [&](InstanceMetadataPB* i) {
+    i->clear_tenants();
+    i->set_server_key("");
+  });
+  ASSERT_OK(Load(roots, &st));
+  EXPECT_FALSE(st.has_key);
+}
+
 TEST_F(InstanceFilesTest, ARootWithoutInstanceBesideOthersIsAccepted) {
   const std::vector<std::string> roots = Roots(2);
   Format(roots);

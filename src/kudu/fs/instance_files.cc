@@ -249,33 +249,37 @@ Status FormatRoots(const FormatOptions& opts) {
   return Status::OK();
 }
 
-Status ServerKeyFromInstance(const std::string& path, const InstanceMetadataPB& instance,
-                             bool* has_key, ServerKey* key) {
+Status ServerKeyFromField(const std::string& path, const std::string& what,
+                          const std::string& field, bool* has_key, ServerKey* key) {
   *has_key = false;
-  const std::string* field = nullptr;
-  std::string what = "server_key";
-  if (instance.tenants_size() > 0) {
-    // Tenants take priority over the server key, as in Kudu.
-    for (const InstanceMetadataPB::TenantMetadataPB& t : instance.tenants()) {
-      if (t.tenant_id() == kDefaultTenantId && t.has_tenant_key()) field = &t.tenant_key();
-    }
-    if (field == nullptr) {
-      return Status::Corruption(path + ": tenants are listed but none is the default tenant (id " +
-                                kDefaultTenantId + ") with a key: no tenant key found");
-    }
-    what = "tenant_key";
-  } else if (instance.has_server_key()) {
-    field = &instance.server_key();
-  }
-  if (field == nullptr) return Status::OK();
+  // An empty field is no key: Kudu tests `empty()`, not presence, and its
+  // default key provider unwraps "" to "", which sets no key.
+  if (field.empty()) return Status::OK();
   // Kudu reads a non-hex digit as 0; a key nobody wrote is refused instead.
-  Status s = ServerKey::FromTestKeyProviderHex(*field, key);
+  Status s = ServerKey::FromTestKeyProviderHex(field, key);
   if (!s.ok()) {
     return Status::Corruption(path + ": " + what + " is not hex of 16, 24 or 32 bytes",
                               s.message());
   }
   *has_key = true;
   return Status::OK();
+}
+
+Status ServerKeyFromInstance(const std::string& path, const InstanceMetadataPB& instance,
+                             bool* has_key, ServerKey* key) {
+  *has_key = false;
+  if (instance.tenants_size() == 0) {
+    return ServerKeyFromField(path, "server_key", instance.server_key(), has_key, key);
+  }
+  // Tenants take priority over the server key, and the first default tenant
+  // is the one, as in Kudu (FsManager::GetTenantUnlock).
+  for (const InstanceMetadataPB::TenantMetadataPB& t : instance.tenants()) {
+    if (t.tenant_id() == kDefaultTenantId) {
+      return ServerKeyFromField(path, "tenant_key", t.tenant_key(), has_key, key);
+    }
+  }
+  return Status::Corruption(path + ": tenants are listed but none is the default tenant (id " +
+                            kDefaultTenantId + "): no tenant key found");
 }
 
 Status LoadInstanceFiles(const std::vector<std::string>& data_roots,

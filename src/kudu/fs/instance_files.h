@@ -90,9 +90,15 @@ Status LoadInstanceFiles(const std::vector<std::string>& data_roots,
                          InstanceFilesState* state);
 
 // The key a stored instance carries (tenants first, §5), as the default key
-// provider unwraps it. `*has_key` false when it carries none.
+// provider unwraps it. `*has_key` false when it carries none (an empty
+// field carries none).
 Status ServerKeyFromInstance(const std::string& path, const InstanceMetadataPB& instance,
                              bool* has_key, ServerKey* key);
+
+// One stored key field (`what` names it in errors), as the default key
+// provider unwraps it: hex of the key's bytes XORed with 42.
+Status ServerKeyFromField(const std::string& path, const std::string& what,
+                          const std::string& field, bool* has_key, ServerKey* key);
 
 }  // namespace fs
 }  // namespace kudu

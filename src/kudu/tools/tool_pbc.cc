@@ -36,6 +36,7 @@
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/unknown_field_set.h>
 #include <google/protobuf/util/json_util.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -53,6 +54,7 @@
 #include "kudu/tools/tool_flags.h"
 #include "kudu/tools/tool_output_format.h"
 #include "kudu/util/file.h"
+#include "kudu/util/flag_validators.h"
 #include "kudu/util/pb_container_reader.h"
 
 DEFINE_bool(oneline, false, "pbc dump: print each protobuf on a single line");
@@ -61,6 +63,18 @@ DEFINE_bool(json_pretty, false, "pbc dump: print protobufs in JSON pretty format
 DEFINE_string(instance_file, "",
               "pbc dump: an instance file whose server key decrypts the file (Kudu's flag): the "
               "key it carries, as the default key provider unwraps it");
+DEFINE_string(encryption_key_type, "server_key",
+              "pbc dump --instance_file: which key of the instance file decrypts the file "
+              "(Kudu's flag): 'server_key' (the default, as in Kudu) or 'tenant_key' (the key of "
+              "the first tenant whose id is --tenant_id)");
+DEFINE_validator(encryption_key_type, +[](const char*, const std::string& v) {
+  return strcasecmp(v.c_str(), "server_key") == 0 || strcasecmp(v.c_str(), "tenant_key") == 0
+             ? true
+             : kudu::flags::Fail("must be 'server_key' or 'tenant_key'");
+});
+DEFINE_string(tenant_id, "",
+              "pbc dump --instance_file --encryption_key_type=tenant_key: the tenant whose key "
+              "decrypts the file (Kudu's flag; the default tenant's id is 32 zeros)");
 DEFINE_bool(debug, false,
             "pbc dump: print extra debugging information: the file header, and each "
             "protobuf's offset and length");
@@ -276,6 +290,25 @@ Status Dump(const std::string& path, const ServerKey* key, DumpMode mode, Stdout
   }
 }
 
+// The key Kudu's `pbc dump` takes from --instance_file
+// (tools/tool_action_common.cc, SetEncryptionKey): the server key by
+// default, or a tenant's; an empty field, or no such tenant, is no key. The
+// open instead gives tenants priority (fs::ServerKeyFromInstance).
+Status KeyFromInstanceFile(const InstanceMetadataPB& instance, bool* have_key, ServerKey* key) {
+  *have_key = false;
+  if (strcasecmp(FLAGS_encryption_key_type.c_str(), "server_key") == 0) {
+    return fs::ServerKeyFromField(FLAGS_instance_file, "server_key", instance.server_key(),
+                                  have_key, key);
+  }
+  for (const InstanceMetadataPB::TenantMetadataPB& t : instance.tenants()) {
+    if (t.tenant_id() == FLAGS_tenant_id) {
+      return fs::ServerKeyFromField(FLAGS_instance_file, "tenant_key", t.tenant_key(), have_key,
+                                    key);
+    }
+  }
+  return Status::OK();
+}
+
 int RunPbcDump(const std::vector<std::string>& args) {
   if (args.size() != 1) {
     return UsageErrorWithHelp("pbc", "dump",
@@ -293,7 +326,7 @@ int RunPbcDump(const std::vector<std::string>& args) {
     if (have_key) return UsageError("give the server key once: --instance_file or a key flag");
     InstanceMetadataPB instance;
     s = fs::ReadPBContainerFromPath(FLAGS_instance_file, &instance);
-    if (s.ok()) s = fs::ServerKeyFromInstance(FLAGS_instance_file, instance, &have_key, &key);
+    if (s.ok()) s = KeyFromInstanceFile(instance, &have_key, &key);
     if (!s.ok()) return UsageError("--instance_file: " + s.ToString());
   }
   struct stat st;
@@ -315,7 +348,7 @@ int RunPbcDump(const std::vector<std::string>& args) {
     "pbc", "dump", "Dump a PBC (protobuf container) file",
     &RunPbcDump,
     {"oneline", "json", "json_pretty", "debug", "server_key_hex", "server_key_test_provider_hex",
-     "instance_file"},
+     "instance_file", "encryption_key_type", "tenant_id"},
     "<file>",
     "Prints every record of a PB container file (a .metadata file, or any other record "
     "type), typed by the file's own supplemental header: by default `Message <i>` and the "

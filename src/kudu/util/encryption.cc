@@ -23,6 +23,8 @@
 
 #include <cstring>
 
+#include "kudu/util/zero_rule.h"
+
 namespace kudu {
 namespace {
 
@@ -242,7 +244,13 @@ Status ParseEncryptionHeader(const std::string& path, Slice header, const Server
   RETURN_NOT_OK(CheckEncryptionHeader(path, header, alg));
   size_t field = WrappedKeyFieldSize(*alg);
   uint8_t plain[32];
-  RETURN_NOT_OK_PREPEND(EcbCrypt(false, server_key, header.data() + 8, plain, field), path);
+  // Kudu unwraps the field as one read of the file, so the all-zero rule
+  // applies to it as to any read: a field of zeros is a key of zeros.
+  if (IsAllZero(header.data() + 8, field)) {
+    std::memset(plain, 0, sizeof(plain));
+  } else {
+    RETURN_NOT_OK_PREPEND(EcbCrypt(false, server_key, header.data() + 8, plain, field), path);
+  }
   file_key->assign(reinterpret_cast<const char*>(plain), FileKeySize(*alg));
   return Status::OK();
 }
