@@ -170,6 +170,8 @@ TEST_F(InstanceRootsTest, AKeyOnlyInTheWalRootsInstanceIsUsed) {
   r = Run("check", {"--fs_wal_dir=" + wal_});
   EXPECT_EQ(2, r.exit_status) << Describe(r);
   EXPECT_TRUE(Contains(r.err, "wrong server key")) << r.err;
+  // The message names where the refused key came from.
+  EXPECT_TRUE(Contains(r.err, "(the key of " + fs::InstanceFilePath(data_) + ")")) << r.err;
 }
 
 TEST_F(InstanceRootsTest, EncryptDataAtRestWithoutAnyKeyIsAUsageError) {

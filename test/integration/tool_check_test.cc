@@ -222,7 +222,7 @@ TEST_F(ToolCheckTest, EncryptedDirsWithTheKeyInEitherForm) {
   // With the wrong key, a key of the wrong length, or not hex.
   ExpectUsageError({"fs", "check", "--fs_data_dirs=" + Join(roots),
                     std::string("--server_key_hex=") + kOtherKeyHex},
-                   "wrong server key?");
+                   "wrong server key? (the key given on the command line)");
   ExpectUsageError({"fs", "check", "--fs_data_dirs=" + Join(roots),
                     std::string("--server_key_hex=") + kOtherKeyHex},
                    roots[0]);

@@ -91,8 +91,7 @@ Status WrongKeyError(const std::string& first, KeyVerdict why, uint64_t tried,
       break;
   }
   return Status::InvalidArgument(first + ": " + reason + ", and none of the " + count +
-                                 " tried reads with the key: wrong server key? "
-                                 "(--server_key_hex)");
+                                 " tried reads with the key: wrong server key?");
 }
 
 }  // namespace

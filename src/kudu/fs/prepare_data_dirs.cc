@@ -58,7 +58,13 @@ Status PrepareDataDirs(const PrepareDataDirsOptions& opts, PreparedDataDirs* p) 
   // the open before it locks, deletes or reports anything.
   if (p->server_key != nullptr && !p->server_key->empty()) {
     s = CheckServerKey(opts.data_roots, *p->server_key, &p->key_check_reads);
-    if (!s.ok()) return fail(PreparedDataDirs::Failure::kKeyUsage, s);
+    if (!s.ok()) {
+      // Where the key came from is where the operator looks next.
+      const std::string source =
+          given ? "the key given on the command line" : "the key of " + p->instance.key_file;
+      return fail(PreparedDataDirs::Failure::kKeyUsage,
+                  Status::InvalidArgument(s.message() + " (" + source + ")"));
+    }
   }
 
   // Only after every instance file has been read: closing a descriptor of a
