@@ -289,6 +289,14 @@ TEST_F(ToolCliTest, LocateBlock) {
   EXPECT_NE(std::string::npos, missing.out.find(id_a + " | ")) << missing.out;
   EXPECT_NE(std::string::npos, missing.err.find("1 of 2 blocks not found")) << missing.err;
 
+  // Kudu's tool reads ids with safe_strtou64: a '+' and white space around
+  // the digits are accepted, nothing else.
+  RunResult signed_id = RunKudu(tmp_, {"fs", "locate_block", dirs, "+" + id_a, " " + unpadded + "\t"});
+  EXPECT_EQ(0, signed_id.exit_status) << Describe(signed_id);
+  EXPECT_EQ(found.out, signed_id.out);
+  ExpectUsageError({"fs", "locate_block", dirs, "1-"}, {"1-"});
+  ExpectUsageError({"fs", "locate_block", dirs, "+"}, {"+"});
+  ExpectUsageError({"fs", "locate_block", dirs, "1 2"}, {"1 2"});
   ExpectUsageError({"fs", "locate_block", dirs, "0x10"}, {"0x10"});
   ExpectUsageError({"fs", "locate_block", dirs, "18446744073709551616"}, {"18446744073709551616"});
   RunResult none = RunKudu(tmp_, {"fs", "locate_block", dirs});

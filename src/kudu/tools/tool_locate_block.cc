@@ -23,6 +23,7 @@
 // Exit status: 0 when every block was found; 1 when one was not (or the
 // open found a fatal problem); 2 for a usage error, a block id that is not
 // a decimal number of at most 2^64-1 included.
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <iostream>
@@ -39,13 +40,20 @@ namespace kudu {
 namespace tools {
 namespace {
 
-// Block ids as Kudu prints them: decimal, zero padding allowed.
+// Block ids as Kudu's tool reads them (safe_strtou64): decimal, zero
+// padding, a leading '+' and surrounding white space allowed.
 Status ParseBlockId(const std::string& arg, uint64_t* id) {
-  if (arg.empty() || arg.find_first_not_of("0123456789") != std::string::npos) {
+  const char* str = arg.c_str();
+  while (std::isspace(static_cast<unsigned char>(*str))) ++str;
+  char* end = nullptr;
+  errno = 0;
+  if (*str != '-' && *str != '\0') *id = std::strtoull(str, &end, 10);
+  if (end != nullptr && end != str) {
+    while (std::isspace(static_cast<unsigned char>(*end))) ++end;
+  }
+  if (end == nullptr || end == str || *end != '\0') {
     return Status::InvalidArgument("block id '" + arg + "' is not a decimal number");
   }
-  errno = 0;
-  *id = std::strtoull(arg.c_str(), nullptr, 10);
   if (errno == ERANGE) {
     return Status::InvalidArgument("block id '" + arg + "' is above 2^64-1");
   }
