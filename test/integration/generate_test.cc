@@ -32,8 +32,11 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "kudu/fs/fs.pb.h"
+#include "kudu/fs/instance_files.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/env.h"
 #include "util/reference_replay_util.h"
@@ -79,7 +82,9 @@ class GenerateTest : public ::testing::Test {
     RunResult r = RunKudu(tmp_, args);
     ASSERT_EQ(0, r.exit_status) << Describe(r);
     EXPECT_EQ(1u, CountLines(r.out)) << r.out;
-    EXPECT_NE(std::string::npos, r.out.find(std::to_string(containers) + " containers")) << r.out;
+    EXPECT_NE(std::string::npos,
+              r.out.find(std::to_string(containers) + (containers == 1 ? " container " : " containers ")))
+        << r.out;
 
     ReferenceReplay replay;
     ASSERT_OK(ReplayDataDirs(roots, key, &replay));
@@ -254,6 +259,9 @@ TEST_F(GenerateTest, BadInputIsAUsageError) {
       {"fs", "generate", ok_dir, "--encrypt", std::string("--server_key_hex=") + kKeyHex,
        "--encryption_key_length=100"},
       {"fs", "generate", ok_dir, "--containers=abc"},
+      // Their product would wrap around 2^64 into a small count.
+      {"fs", "generate", ok_dir, "--containers=4611686018427387904", "--blocks_per_container=4"},
+      {"fs", "generate", ok_dir, "--containers=3", "--blocks_per_container=6148914691236517206"},
   };
   std::vector<std::vector<std::string>> all = cases;
   if (::geteuid() != 0) {
@@ -295,6 +303,91 @@ TEST_F(GenerateTest, BadInputIsAUsageError) {
   RunResult second = RunKudu(tmp_, {"fs", "generate", "--fs_data_dirs=" + dir});
   EXPECT_EQ(2, second.exit_status) << Describe(second);
   EXPECT_EQ(1u, CountLines(second.err)) << second.err;
+}
+
+// Generate writes into roots laid out whole, locking them, or into roots
+// with no layout, formatting them; what is in between is refused before
+// anything is written. A dir with a key is encrypted, however the key came.
+TEST_F(GenerateTest, WhatTheRootsHoldDecides) {
+  auto generate = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"fs", "generate", "--containers=2",
+                                     "--blocks_per_container=5"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunKudu(tmp_, args);
+  };
+  auto containers_in = [](const std::string& root) {
+    std::vector<std::string> names;
+    (void)env::ListDir(env::JoinPath(root, "data"), &names);
+    return std::count_if(names.begin(), names.end(), [](const std::string& n) {
+      return n.size() > 5 && n.compare(n.size() - 5, 5, ".data") == 0;
+    });
+  };
+
+  // An instance without the block_manager_instance to lock.
+  const std::string a = tmp_.Join("a"), b = tmp_.Join("b");
+  ASSERT_EQ(0, generate({"--fs_data_dirs=" + a, "--containers=0"}).exit_status);
+  ASSERT_OK(env::DeleteFile(env::JoinPath(a, "data/block_manager_instance")));
+  RunResult partial = generate({"--fs_data_dirs=" + a});
+  EXPECT_EQ(2, partial.exit_status) << Describe(partial);
+  EXPECT_NE(std::string::npos, partial.err.find(env::JoinPath(a, "data/block_manager_instance")))
+      << partial.err;
+  EXPECT_EQ(0, containers_in(a));
+  // One root formatted, one not: the other gets nothing either.
+  RunResult mixed = generate({"--fs_data_dirs=" + b + "," + a});
+  EXPECT_EQ(2, mixed.exit_status) << Describe(mixed);
+  EXPECT_FALSE(env::FileExists(b + "/instance"));
+  EXPECT_FALSE(env::FileExists(b + "/data"));
+
+  // Instance files that disagree: exit 1, and the roots are as they were.
+  const std::string c = tmp_.Join("c"), d = tmp_.Join("d");
+  ASSERT_EQ(0, generate({"--fs_data_dirs=" + c + "," + d, "--containers=0"}).exit_status);
+  InstanceMetadataPB inst;
+  ASSERT_OK(fs::ReadPBContainerFromPath(fs::InstanceFilePath(d), &inst));
+  inst.set_uuid(std::string(32, 'f'));
+  ASSERT_OK(fs::WritePBContainerToPath(fs::InstanceFilePath(d), inst));
+  RunResult mismatch = generate({"--fs_data_dirs=" + c + "," + d});
+  EXPECT_EQ(1, mismatch.exit_status) << Describe(mismatch);
+  EXPECT_EQ(0, containers_in(c) + containers_in(d));
+
+  // A key stored by an earlier format encrypts without --encrypt, and a key
+  // flag alone encrypts and is stored: either state opens without a flag.
+  const std::string e = tmp_.Join("e"), f = tmp_.Join("f");
+  ASSERT_EQ(0, generate({"--fs_data_dirs=" + e, "--containers=0", "--encrypt"}).exit_status);
+  for (const auto& run : {generate({"--fs_data_dirs=" + e}),
+                          generate({"--fs_data_dirs=" + f,
+                                    std::string("--server_key_hex=") + kKeyHex})}) {
+    EXPECT_EQ(0, run.exit_status) << Describe(run);
+    EXPECT_NE(std::string::npos, run.out.find(", encrypted,")) << run.out;
+  }
+  for (const std::string& root : {e, f}) {
+    RunResult check = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
+    EXPECT_EQ(0, check.exit_status) << Describe(check);
+    EXPECT_NE(std::string::npos, check.out.find("\"encrypted\": true")) << check.out;
+  }
+}
+
+// Two runs into the same fresh roots at once: one writes, the other is
+// refused (the first instance file decides a format, the locks the rest),
+// and what is on disk is exactly the winner's.
+TEST_F(GenerateTest, TwoRunsAtOnceNeverBothWrite) {
+  for (int round = 0; round < 6; round++) {
+    SCOPED_TRACE(round);
+    const std::string root = tmp_.Join("race" + std::to_string(round));
+    const std::vector<std::string> args = {"fs", "generate", "--fs_data_dirs=" + root,
+                                           "--containers=3", "--blocks_per_container=40"};
+    RunResult first, second;
+    std::thread other([&] { second = RunKudu(tmp_, args); });
+    first = RunKudu(tmp_, args);
+    other.join();
+    std::vector<int> statuses = {first.exit_status, second.exit_status};
+    std::sort(statuses.begin(), statuses.end());
+    EXPECT_EQ((std::vector<int>{0, 2}), statuses) << Describe(first) << Describe(second);
+    RunResult list = RunKudu(tmp_, {"fs", "list", "--fs_data_dirs=" + root});
+    ASSERT_EQ(0, list.exit_status) << Describe(list);
+    std::string expected;
+    ASSERT_OK(test::ReadFileToString(env::JoinPath(root, "generate_live_blocks.txt"), &expected));
+    EXPECT_EQ(expected, list.out);
+  }
 }
 
 }  // namespace

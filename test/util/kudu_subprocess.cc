@@ -17,6 +17,7 @@
 
 #include "util/kudu_subprocess.h"
 
+#include <atomic>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -46,9 +47,10 @@ std::string KuduBinary() {
 
 RunResult RunProgram(const TempDir& tmp, const std::string& program,
                      const std::vector<std::string>& args, const std::string& stdout_path) {
-  static int counter = 0;
-  const std::string out_path = tmp.Join("stdout." + std::to_string(counter));
-  const std::string err_path = tmp.Join("stderr." + std::to_string(counter++));
+  static std::atomic<int> counter{0};  // tests may run programs from several threads
+  const int n = counter++;
+  const std::string out_path = tmp.Join("stdout." + std::to_string(n));
+  const std::string err_path = tmp.Join("stderr." + std::to_string(n));
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(program.c_str()));
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));

@@ -159,7 +159,9 @@ std::string DirInstanceFilePath(const std::string& data_root) {
   return env::JoinPath(env::JoinPath(data_root, "data"), kDirInstanceFileName);
 }
 
-Status WritePBContainerToPath(const std::string& path, const google::protobuf::Message& pb) {
+namespace {
+Status WritePBContainer(const std::string& path, const google::protobuf::Message& pb,
+                        bool replace) {
   std::unique_ptr<WritableFile> f;
   std::string tmp;
   RETURN_NOT_OK(CreateTempFile(path, WriteEncryption(), &f, &tmp));
@@ -170,7 +172,7 @@ Status WritePBContainerToPath(const std::string& path, const google::protobuf::M
     RETURN_NOT_OK(w->Append(pb));
     RETURN_NOT_OK(w->Sync());
     RETURN_NOT_OK(w->Close());
-    return env::RenameFile(tmp, path);
+    return replace ? env::RenameFile(tmp, path) : env::RenameFileNoReplace(tmp, path);
   };
   Status s = write();
   if (!s.ok()) {
@@ -178,6 +180,11 @@ Status WritePBContainerToPath(const std::string& path, const google::protobuf::M
     return s.CloneAndPrepend("failed to write " + path);
   }
   return env::SyncDir(env::DirName(path));
+}
+}  // namespace
+
+Status WritePBContainerToPath(const std::string& path, const google::protobuf::Message& pb) {
+  return WritePBContainer(path, pb, /*replace=*/true);
 }
 
 Status ReadPBContainerFromPath(const std::string& path, google::protobuf::Message* pb) {
@@ -224,7 +231,9 @@ Status FormatRoots(const FormatOptions& opts) {
   }
   for (const std::string& root : roots) {
     RETURN_NOT_OK_PREPEND(env::CreateDirs(root), "cannot create " + root);
-    RETURN_NOT_OK(WritePBContainerToPath(InstanceFilePath(root), instance));
+    // Never over an instance file: of two formats of the same roots at
+    // once, the one that loses the race for the first file fails.
+    RETURN_NOT_OK(WritePBContainer(InstanceFilePath(root), instance, /*replace=*/false));
   }
   RETURN_NOT_OK(env::CreateDirs(env::JoinPath(wal, "wals")));
   RETURN_NOT_OK(env::CreateDirs(env::JoinPath(meta, "tablet-meta")));
@@ -244,7 +253,7 @@ Status FormatRoots(const FormatOptions& opts) {
     for (const std::string& u : all) dir.mutable_dir_set()->add_all_uuids(u);
     dir.set_dir_type(kLogDirType);
     dir.set_filesystem_block_size_bytes(block_size);
-    RETURN_NOT_OK(WritePBContainerToPath(DirInstanceFilePath(opts.data_roots[i]), dir));
+    RETURN_NOT_OK(WritePBContainer(DirInstanceFilePath(opts.data_roots[i]), dir, /*replace=*/false));
   }
   return Status::OK();
 }

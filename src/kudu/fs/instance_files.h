@@ -66,7 +66,8 @@ struct FormatOptions {
 };
 // Writes `instance` in every root, wals/, tablet-meta/, consensus-meta/ and
 // each data root's data/block_manager_instance. The roots' data/ dirs are
-// created when missing.
+// created when missing. An instance file that exists already is not
+// replaced: AlreadyPresent, as Kudu's format refuses roots that exist.
 Status FormatRoots(const FormatOptions& opts);
 
 // What the instance files of a server say, once checked (§1 "What the open

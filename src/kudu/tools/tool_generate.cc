@@ -29,9 +29,10 @@
 //
 // Exit status: 0 on success; 2 for a usage error (unknown flag, missing or
 // unusable data dir, bad key, --encrypt into dirs formatted without a key
-// and none given, out-of-range counts,
-// a data dir that already holds containers, a data dir locked by another
-// process); 1 when writing fails midway or an existing instance file is bad.
+// and none given, out-of-range counts, roots partly formatted, a data dir
+// that already holds containers, a data dir locked by another process); 1
+// when writing fails midway or an existing instance file is bad, which
+// leaves the roots as they were.
 //
 // What an interrupted run leaves behind:
 //  - a failure we see (an I/O error) deletes the container being filled, so
@@ -50,12 +51,14 @@
 //    written to a temporary name and renamed, so it is either absent or
 //    complete (and then matches the dirs).
 #include <gflags/gflags.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -70,7 +73,11 @@
 #include "kudu/util/env.h"
 #include "kudu/util/flag_validators.h"
 
-DEFINE_int64(containers, 10, "generate: number of containers, spread round-robin over the data dirs");
+DEFINE_int64(containers, 10,
+             "generate: number of containers, spread round-robin over the data dirs (more when "
+             "--log_container_max_size, --log_container_max_blocks or "
+             "--log_container_metadata_max_size fill containers before they hold "
+             "--blocks_per_container blocks)");
 DEFINE_validator(containers, &kudu::flags::ValidateNonNegativeI64);
 DEFINE_int64(blocks_per_container, 1000, "generate: CREATE records (blocks) per container");
 DEFINE_validator(blocks_per_container, &kudu::flags::ValidatePositiveI64);
@@ -79,13 +86,16 @@ DEFINE_int32(deleted_block_percentage, 10,
              "the creations");
 DEFINE_validator(deleted_block_percentage, &kudu::flags::ValidatePercentage);
 DEFINE_uint64(seed, 1,
-              "generate: random seed; the same seed gives byte-identical files. 0 picks one from "
-              "the clock (and prints it)");
+              "generate: random seed; the same seed gives byte-identical containers (encrypted "
+              "ones too, with the same server key) and live-blocks file; the instance files "
+              "carry fresh uuids and the time, as a format does. 0 picks one from the clock (and "
+              "prints it)");
 DEFINE_bool(encrypt, false,
             "generate: encrypt every file at rest with the server key (--server_key_hex or "
             "--server_key_test_provider_hex; without either, a fresh 16-byte key, as Kudu's "
             "default key provider makes it). The key is stored in the instance files, where "
-            "an open without a key flag finds it");
+            "an open without a key flag finds it. A key flag alone, or a key in the instance "
+            "files of roots formatted before, encrypts too: a dir with a key is encrypted");
 DEFINE_int32(encryption_key_length, 128,
              "generate --encrypt: file key length in bits (128, 192 or 256)");
 DEFINE_validator(encryption_key_length, +[](const char*, int32_t bits) {
@@ -112,13 +122,26 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Creates <root>/data and checks that generation can write there and that
-// no container is there already (a second run would mix block id ranges and
-// could reuse a seeded container id).
-Status PrepareDataDir(const std::string& root) {
+// Checks that generation can write into <root>/data and that no container
+// is there already (a second run would mix block id ranges and could reuse
+// a seeded container id). Creates nothing: a run that fails later must
+// leave the roots as they were.
+Status CheckDataDir(const std::string& root) {
   const std::string data = fs::LogBlockContainerWriter::DataDir(root);
-  RETURN_NOT_OK_PREPEND(env::CreateDirs(data), "cannot create data dir");
-  if (!env::IsWritableDir(root) || !env::IsWritableDir(data)) {
+  if (!env::FileExists(data)) {
+    // The format makes what is missing: its nearest existing parent must
+    // take it.
+    std::string parent = root;
+    while (!env::FileExists(parent) && parent != env::DirName(parent)) {
+      parent = env::DirName(parent);
+    }
+    if (!env::IsWritableDir(parent)) {
+      return Status::InvalidArgument("data dir " + root + " cannot be made: " + parent +
+                                     " is not a writable directory");
+    }
+    return Status::OK();
+  }
+  if (!env::IsWritableDir(data)) {
     return Status::InvalidArgument("data dir " + root + " is not writable");
   }
   std::vector<std::string> names;
@@ -128,6 +151,33 @@ Status PrepareDataDir(const std::string& root) {
       return Status::InvalidArgument("data dir " + root + " already holds containers (" + n +
                                      "); generate writes into empty data dirs only");
     }
+  }
+  return Status::OK();
+}
+
+// Generate writes into roots `kudu fs format` laid out whole (then it
+// locks them as a server does) or into roots with no layout at all (then
+// it formats them first). Anything between, such as an `instance` without
+// a `block_manager_instance` to lock, is refused: generating there would
+// write without the lock, or next to a layout generate did not make.
+Status FindLayout(const FsRoots& roots, bool* formatted) {
+  std::vector<std::string> needed;
+  for (const std::string& root : roots.data_dirs) {
+    needed.push_back(fs::InstanceFilePath(root));
+    needed.push_back(fs::DirInstanceFilePath(root));
+  }
+  for (const std::string& root : NonDataRoots(roots)) needed.push_back(fs::InstanceFilePath(root));
+  std::string present, missing;
+  for (const std::string& path : needed) {
+    struct stat st;  // lstat: a symlink that leads nowhere is there, for the open to refuse
+    std::string& slot = ::lstat(path.c_str(), &st) == 0 ? present : missing;
+    if (slot.empty()) slot = path;
+  }
+  *formatted = !present.empty();
+  if (!present.empty() && !missing.empty()) {
+    return Status::InvalidArgument(missing + " is missing, but " + present +
+                                   " exists: the roots are partly formatted; generate writes "
+                                   "into roots laid out whole or into roots with no layout");
   }
   return Status::OK();
 }
@@ -159,6 +209,10 @@ int RunGenerate(const std::vector<std::string>& args) {
   }
   s = ValidateOpenFlags();
   if (!s.ok()) return UsageError(s.message());
+  if (FLAGS_containers > 0 &&
+      FLAGS_blocks_per_container > std::numeric_limits<int64_t>::max() / FLAGS_containers) {
+    return UsageError("--containers x --blocks_per_container is above 2^63-1 blocks");
+  }
   ServerKey key;
   bool have_key = false;
   s = LoadServerKey(&key, &have_key);
@@ -167,22 +221,15 @@ int RunGenerate(const std::vector<std::string>& args) {
   s = CipherAlgorithmForKeyBits(FLAGS_encryption_key_length, &alg);  // validated with the flag
   if (!s.ok()) return UsageError("--encryption_key_length: " + s.message());
   for (const std::string& root : dirs) {
-    s = PrepareDataDir(root);
+    s = CheckDataDir(root);
     if (!s.ok()) return UsageError(s.message());
   }
-  // Laid out as `kudu fs format` does, unless a format was done before; then
-  // locked as a server locks its dirs while it writes.
   bool formatted = false;
-  for (const std::string& root : dirs) {
-    formatted = formatted || env::FileExists(fs::InstanceFilePath(root)) ||
-                env::FileExists(fs::DirInstanceFilePath(root));
-  }
-  // Nor over the instance of a WAL or metadata root formatted before.
-  for (const std::string& root : NonDataRoots(roots)) {
-    formatted = formatted || env::FileExists(fs::InstanceFilePath(root));
-  }
-  // Kudu's format encrypts by --encrypt_data_at_rest; --encrypt is the same.
-  const bool encrypt = FLAGS_encrypt || FLAGS_encrypt_data_at_rest;
+  s = FindLayout(roots, &formatted);
+  if (!s.ok()) return UsageError(s.message());
+  // A dir is encrypted when it has a key (§5): asked for by a flag, given,
+  // or stored in the instance files of a format done before.
+  bool encrypt = FLAGS_encrypt || FLAGS_encrypt_data_at_rest || have_key;
   if (encrypt && !have_key && !formatted) {
     // What Kudu's default key provider makes: 16 random bytes.
     std::string bytes;
@@ -198,6 +245,9 @@ int RunGenerate(const std::vector<std::string>& args) {
     format.metadata_root = roots.metadata_dir;
     format.server_key = encrypt ? &key : nullptr;
     s = fs::FormatRoots(format);
+    if (s.IsAlreadyPresent()) {
+      return UsageError(s.message() + ": another run formatted the roots at the same time");
+    }
     if (!s.ok()) {
       std::cerr << "kudu: error: generate failed: " << s.ToString() << std::endl;
       return kExitInconsistent;
@@ -218,6 +268,12 @@ int RunGenerate(const std::vector<std::string>& args) {
       return kExitInconsistent;
     }
   }
+  // Again under the locks: another run may have written between the first
+  // look and the lock.
+  for (const std::string& root : dirs) {
+    s = CheckDataDir(root);
+    if (!s.ok()) return UsageError(s.message());
+  }
 
   fs::BlockWorkloadOptions opts;
   opts.writer.data_dirs = dirs;
@@ -231,6 +287,7 @@ int RunGenerate(const std::vector<std::string>& args) {
     opts.writer.fs_block_size = recorded[0];
   }
   opts.writer.sparse_data = FLAGS_generate_sparse_data;
+  encrypt = encrypt || prepared.server_key != nullptr;
   if (encrypt) {
     if (prepared.server_key == nullptr) {
       return UsageError("--encrypt: the data dirs were formatted without a server key; give one "
@@ -260,7 +317,7 @@ int RunGenerate(const std::vector<std::string>& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::ostringstream line;
-  line << "generated " << result.containers << " containers in " << dirs.size()
+  line << "generated " << result.containers << (result.containers == 1 ? " container in " : " containers in ") << dirs.size()
        << (dirs.size() == 1 ? " data dir: " : " data dirs: ") << result.live.size() << " live blocks (" << result.live_bytes
        << " bytes), " << result.blocks_deleted << " deleted blocks, "
        << result.blocks_created + result.blocks_deleted << " records, "

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 
 #include "kudu/util/io_fault_injector.h"
@@ -171,6 +172,26 @@ Status RenameFile(const std::string& from, const std::string& to) {
   }
   if (::rename(from.c_str(), to.c_str()) != 0) {
     return Status::FromErrno(from + ": rename to " + to, errno);
+  }
+  IoRecorder::NoteRename(from, to);
+  return Status::OK();
+}
+
+Status RenameFileNoReplace(const std::string& from, const std::string& to) {
+  if (IoFaultInjector::OnCall(IoOp::kRename, from) == IoFault::kEIO) {
+    return Status::FromErrno(from + ": rename to " + to, EIO);
+  }
+  int rc = ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE);
+  if (rc != 0 && errno == EINVAL) {
+    // A filesystem without RENAME_NOREPLACE: link(2) refuses an existing
+    // name just the same.
+    rc = ::link(from.c_str(), to.c_str());
+    if (rc == 0) ::unlink(from.c_str());
+  }
+  if (rc != 0) {
+    const int err = errno;
+    if (err == EEXIST) return Status::AlreadyPresent(to + ": exists already");
+    return Status::FromErrno(from + ": rename to " + to, err);
   }
   IoRecorder::NoteRename(from, to);
   return Status::OK();

@@ -62,6 +62,9 @@ Status IsDirectory(const std::string& path, bool* is_dir);
 Status CreateDirs(const std::string& path);
 Status DeleteFile(const std::string& path);
 Status RenameFile(const std::string& from, const std::string& to);
+// Like RenameFile, but AlreadyPresent when `to` exists: what makes one of
+// two processes creating the same file fail instead of both succeeding.
+Status RenameFileNoReplace(const std::string& from, const std::string& to);
 // fsync of a directory, making renames and deletes in it durable.
 Status SyncDir(const std::string& dir);
 Status TruncateFile(const std::string& path, uint64_t size);
