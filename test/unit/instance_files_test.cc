@@ -21,6 +21,7 @@
 #include "kudu/fs/instance_files.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -244,6 +245,26 @@ TEST_F(InstanceFilesTest, EveryVerdictNamesItsFile) {
          ASSERT_OK(env::DeleteFile(DirInstanceFilePath(r[1])));
        },
        &DirInstanceFilePath, " is missing, but "},
+      // A FIFO must fail the open, not block it; a symlink that leads
+      // nowhere is not a missing file (the dir would go unlocked).
+      {"a FIFO for block_manager_instance",
+       [](const std::vector<std::string>& r) {
+         ASSERT_OK(env::DeleteFile(DirInstanceFilePath(r[1])));
+         ASSERT_EQ(0, ::mkfifo(DirInstanceFilePath(r[1]).c_str(), 0644));
+       },
+       &DirInstanceFilePath, "not a regular file"},
+      {"a FIFO for instance",
+       [](const std::vector<std::string>& r) {
+         ASSERT_OK(env::DeleteFile(InstanceFilePath(r[1])));
+         ASSERT_EQ(0, ::mkfifo(InstanceFilePath(r[1]).c_str(), 0644));
+       },
+       &InstanceFilePath, "not a regular file"},
+      {"a dangling symlink for block_manager_instance",
+       [](const std::vector<std::string>& r) {
+         ASSERT_OK(env::DeleteFile(DirInstanceFilePath(r[1])));
+         ASSERT_EQ(0, ::symlink("nowhere", DirInstanceFilePath(r[1]).c_str()));
+       },
+       &DirInstanceFilePath, "cannot be resolved"},
       {"garbled instance",
        [](const std::vector<std::string>& r) {
          ASSERT_OK(test::TruncateFileTo(InstanceFilePath(r[1]), 30));

@@ -119,8 +119,19 @@ Status LoadDirInstance(const std::string& root, DirInstanceMetadataPB* pb, uint6
 // the preads of metadata files, and an outside strace of preads must agree
 // with them.
 Status ReadSmallFile(const std::string& path, std::string* bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno(path, errno);
+  // O_NONBLOCK: a FIFO in the file's place must not block the open for
+  // ever; it fails the type check below instead.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    const int err = errno;
+    struct stat lst;
+    if (err == ENOENT && ::lstat(path.c_str(), &lst) == 0) {
+      // A symlink that leads nowhere is there, not missing: read as missing,
+      // the dir would be opened without its lock.
+      return Status::Corruption(path + ": a symbolic link that cannot be resolved");
+    }
+    return Status::FromErrno(path, err);
+  }
   struct stat st;
   Status s;
   if (::fstat(fd, &st) != 0) {
