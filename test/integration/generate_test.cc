@@ -31,9 +31,12 @@
 #include <climits>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "kudu/fs/fs.pb.h"
 #include "kudu/fs/instance_files.h"
@@ -387,6 +390,70 @@ TEST_F(GenerateTest, TwoRunsAtOnceNeverBothWrite) {
     std::string expected;
     ASSERT_OK(test::ReadFileToString(env::JoinPath(root, "generate_live_blocks.txt"), &expected));
     EXPECT_EQ(expected, list.out);
+  }
+}
+
+// Kudu's container limits are the server's, so generate obeys them as a
+// server does: a container full by size, blocks or metadata takes no more
+// blocks, its data file ends at the next block offset, and once its last
+// block is deleted its files are gone.
+TEST_F(GenerateTest, KudusContainerLimitsAreHonoured) {
+  auto run = [&](const std::string& root, const std::vector<std::string>& limits,
+                 const std::string& shape) {
+    std::vector<std::string> args = {"fs", "generate", "--fs_wal_dir=" + root};
+    std::istringstream words(shape);
+    for (std::string w; words >> w;) args.push_back(w);
+    args.insert(args.end(), limits.begin(), limits.end());
+    RunResult g = RunKudu(tmp_, args);
+    EXPECT_EQ(0, g.exit_status) << Describe(g);
+    std::vector<std::string> check = {"fs", "check", "--fs_wal_dir=" + root, "--format=json"};
+    check.insert(check.end(), limits.begin(), limits.end());
+    RunResult c = RunKudu(tmp_, check);
+    EXPECT_EQ(0, c.exit_status) << Describe(c);
+    return nlohmann::json::parse(c.out);
+  };
+  auto files = [](const std::string& root, const std::string& suffix) {
+    std::vector<std::string> names, out;
+    EXPECT_OK(env::ListDir(env::JoinPath(root, "data"), &names));
+    for (const std::string& n : names) {
+      if (n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        out.push_back(env::JoinPath(env::JoinPath(root, "data"), n));
+      }
+    }
+    return out;
+  };
+
+  // Full by size: half the blocks deleted, some containers lose them all.
+  const std::string by_size = tmp_.Join("size");
+  nlohmann::json j = run(by_size, {"--log_container_max_size=4096"},
+                         "--containers=2 --blocks_per_container=6 --deleted_block_percentage=50");
+  EXPECT_EQ(0, j["dead_containers"].get<int>()) << j.dump();
+  EXPECT_EQ(j["containers"], j["full_containers"]);
+  EXPECT_LT(j["containers"].get<int>(), 12);  // 12 were made, one block each
+  for (const std::string& data : files(by_size, ".data")) {
+    EXPECT_EQ(4096u, test::FileSizeOrDie(data)) << data;
+  }
+  // Kept with Kudu's flag off: the dead ones stay, for a repair to delete.
+  j = run(tmp_.Join("kept"), {"--log_container_max_size=4096"},
+          "--containers=2 --blocks_per_container=6 --deleted_block_percentage=50 "
+          "--log_block_manager_delete_dead_container=false");
+  EXPECT_EQ(12, j["containers"].get<int>());
+  EXPECT_EQ(6, j["dead_containers"].get<int>());
+
+  // Full by blocks: 2 x 10 blocks go into containers of 3 (the last one,
+  // not full, takes the last 2).
+  j = run(tmp_.Join("blocks"), {"--log_container_max_blocks=3"},
+          "--containers=2 --blocks_per_container=10 --deleted_block_percentage=0");
+  EXPECT_EQ(7, j["containers"].get<int>());
+  EXPECT_EQ(6, j["full_containers"].get<int>());
+
+  // Full by metadata size: no file grows a record past the limit.
+  const std::string by_metadata = tmp_.Join("metadata");
+  j = run(by_metadata, {"--log_container_metadata_max_size=1000"},
+          "--containers=1 --blocks_per_container=100 --deleted_block_percentage=0");
+  EXPECT_GT(j["containers"].get<int>(), 1);
+  for (const std::string& metadata : files(by_metadata, ".metadata")) {
+    EXPECT_LT(test::FileSizeOrDie(metadata), 1000u + 64u) << metadata;
   }
 }
 

@@ -65,8 +65,11 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
     return Status::InvalidArgument("deleted_block_percentage must be within 0..100");
   }
   if (opts.seed == 0) return Status::InvalidArgument("the workload seed must be non-zero");
-  uint64_t total = static_cast<uint64_t>(opts.containers) *
-                   static_cast<uint64_t>(opts.blocks_per_container);
+  uint64_t total = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(opts.containers),
+                             static_cast<uint64_t>(opts.blocks_per_container), &total)) {
+    return Status::InvalidArgument("containers x blocks_per_container is above 2^64-1");
+  }
   if (!opts.container_blocks.empty()) {
     total = 0;
     for (int64_t n : opts.container_blocks) {
@@ -90,7 +93,7 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
   ContainerWriterOptions wo = opts.writer;
   wo.seed = master.Next64() | 1;
   wo.first_block_id = 1 + master.Uniform(1ULL << 40);
-  wo.max_container_blocks = opts.blocks_per_container;
+  wo.roll_after_blocks = opts.blocks_per_container;
   wo.container_block_limits = opts.container_blocks;
   wo.clock_us = [clock_rng, now]() {
     *now += 1 + clock_rng->Uniform(2000);

@@ -47,14 +47,14 @@ struct GeneratedBlock {
 struct BlockWorkloadOptions {
   // Data dirs, encryption, sync, sparse data, container limits. The
   // workload sets the writer's seed, first block id, clock and
-  // max_container_blocks (and container_block_limits) itself. With sparse
+  // roll_after_blocks (and container_block_limits) itself. With sparse
   // data the payload bytes are not drawn: the metadata is the same as
   // without, since payloads come from a stream of their own.
   ContainerWriterOptions writer;
   int64_t containers = 10;
-  // CREATE records per container: each container is filled with exactly
-  // this many blocks (unless --log_container_max_size fills it first, in
-  // which case more containers are made).
+  // CREATE records per container: each container is given exactly this
+  // many blocks (unless it is full first, by the writer's limits, in which
+  // case more containers are made).
   int64_t blocks_per_container = 1000;
   // Non-empty: container i gets container_blocks[i] CREATE records, in
   // place of `containers` x `blocks_per_container` (server-like states whose

@@ -35,6 +35,10 @@ DEFINE_validator(log_container_max_size, &kudu::flags::ValidatePositiveU64);
 DEFINE_int64(log_container_max_blocks, -1,
              "Maximum number of blocks (soft) of a log block container; -1 means unlimited");
 DEFINE_validator(log_container_max_blocks, &kudu::flags::ValidateBlockLimit);
+DEFINE_bool(log_block_manager_delete_dead_container, true,
+            "When a full log block container's last block is deleted, delete its data and "
+            "metadata files instead of punching the block's hole (Kudu's flag). Off, such "
+            "dead containers stay on disk until a repair deletes them");
 
 namespace kudu {
 namespace fs {
@@ -53,7 +57,9 @@ bool LogBlockContainerWriter::IsAlreadyExists(const Status& s) {
 
 ContainerWriterOptions::ContainerWriterOptions()
     : max_container_size(FLAGS_log_container_max_size),
-      max_container_blocks(FLAGS_log_container_max_blocks) {}
+      max_container_blocks(FLAGS_log_container_max_blocks),
+      max_metadata_size(FLAGS_log_container_metadata_max_size),
+      delete_dead_containers(FLAGS_log_block_manager_delete_dead_container) {}
 
 // ---------------------------------------------------------------------------
 // LogBlockContainerWriter
@@ -338,6 +344,20 @@ uint64_t LogBlockContainerWriter::metadata_write_syscalls() const {
 bool LogBlockContainerWriter::IsFull(uint64_t max_size, int64_t max_blocks) const {
   if (next_offset_ >= max_size) return true;
   return max_blocks > 0 && total_blocks_ >= max_blocks;
+}
+
+bool LogBlockContainerWriter::IsFull(uint64_t max_size, int64_t max_blocks,
+                                     int64_t max_metadata_size) const {
+  return IsFull(max_size, max_blocks) ||
+         (max_metadata_size > 0 && metadata_size() >= static_cast<uint64_t>(max_metadata_size));
+}
+
+Status LogBlockContainerWriter::TruncateDataToNextOffset() {
+  if (!is_open()) return Status::IllegalState(data_path_ + ": container is closed");
+  data_end_ = next_offset_;
+  // Sparse data files get their size when they are closed.
+  if (params_.sparse_data) return Status::OK();
+  return data_->Truncate(next_offset_);
 }
 
 }  // namespace fs

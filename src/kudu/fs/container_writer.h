@@ -30,10 +30,15 @@
 //           later hole punch can reclaim, never a live block without bytes.
 //
 // Several blocks created (or deleted) together are committed with one
-// metadata write per container (AppendBatch), as a server's group commit
-// does. A container is full, and a new one is started, when its next write
-// offset reaches --log_container_max_size or its CREATE count reaches
-// --log_container_max_blocks. New containers go to the data dirs round-robin.
+// metadata write per container, stamped with one time, as a server's group
+// commit does. A container is full, and a new one is started, when its next
+// write offset reaches --log_container_max_size, its CREATE count reaches
+// --log_container_max_blocks or its metadata file reaches
+// --log_container_metadata_max_size, as Kudu's full() says. Then, as Kudu
+// does, its data file is cut (here: extended) to the next block offset when
+// full by size or count, and once a full container's last block is deleted
+// its files are deleted (--log_block_manager_delete_dead_container). New
+// containers go to the data dirs round-robin.
 //
 // This is the code path `kudu fs generate` drives, so generated directories
 // are what a server would leave behind; tests and repair reuse its pieces
@@ -61,13 +66,17 @@
 
 DECLARE_uint64(log_container_max_size);
 DECLARE_int64(log_container_max_blocks);
+DECLARE_int64(log_container_metadata_max_size);
+DECLARE_bool(log_block_manager_delete_dead_container);
 
 namespace kudu {
 namespace fs {
 
 struct ContainerWriterOptions {
-  // Picks up --log_container_max_size and --log_container_max_blocks as they
-  // are when the options are made.
+  // Picks up --log_container_max_size, --log_container_max_blocks,
+  // --log_container_metadata_max_size and
+  // --log_block_manager_delete_dead_container as they are when the options
+  // are made.
   ContainerWriterOptions();
 
   // Data dir roots; containers go to <root>/data/, created if missing.
@@ -83,8 +92,20 @@ struct ContainerWriterOptions {
   // PB container version of new metadata files (2 is what Kudu writes).
   uint32_t container_version = 2;
 
+  // When a container is full (Kudu's full()).
   uint64_t max_container_size;
   int64_t max_container_blocks;  // -1 (or any value <= 0): unlimited
+  int64_t max_metadata_size;     // <= 0: unlimited
+  // Whether a full container whose last block is deleted has its files
+  // deleted, as Kudu does by default. Off, such a dead container stays on
+  // disk, as after a crash between its last DELETE record and the deletion.
+  bool delete_dead_containers;
+
+  // > 0: a container takes no more blocks after this many CREATEs, and the
+  // next block starts a new one, without the first being full: the shape of
+  // a workload (each container of a server gets the blocks of a few
+  // writers), not a limit of Kudu's.
+  int64_t roll_after_blocks = 0;
 
   // fsync data before the records that point at it, metadata after each
   // commit, and the data dir after a container is created: what makes a
@@ -113,8 +134,8 @@ struct ContainerWriterOptions {
   // server-sized states whose block contents nobody reads.
   bool sparse_data = false;
 
-  // Non-empty: the i-th container created is full after this many CREATEs;
-  // later containers use max_container_blocks.
+  // Non-empty: the i-th container created takes this many CREATEs, in
+  // place of roll_after_blocks (a shape too, not full).
   std::vector<int64_t> container_block_limits;
 
   // How many containers keep their files open. Deletes reach back into old
@@ -138,8 +159,9 @@ class LogBlockContainerWriter {
     bool sync = true;
     // See ContainerWriterOptions::sparse_data.
     bool sparse_data = false;
-    // CREATEs after which the container is full (<= 0: unlimited).
-    int64_t max_blocks = -1;
+    // CREATEs after which the container takes no more blocks, without
+    // being full (<= 0: unlimited).
+    int64_t roll_after_blocks = -1;
   };
 
   // Creates <id>.data, then <id>.metadata with its file header and
@@ -180,10 +202,23 @@ class LogBlockContainerWriter {
   // Closes and unlinks both files (best effort: every step is tried).
   Status DeleteFiles();
 
-  // True when no further block may be added: next_offset() reached
-  // `max_size`, or total_blocks() reached `max_blocks` (when > 0).
+  // Kudu's data_full(): next_offset() reached `max_size`, or total_blocks()
+  // reached `max_blocks` (when > 0).
   bool IsFull(uint64_t max_size, int64_t max_blocks) const;
-  int64_t max_blocks() const { return params_.max_blocks; }
+  // Kudu's full(): data full, or the metadata file reached
+  // `max_metadata_size` (when > 0).
+  bool IsFull(uint64_t max_size, int64_t max_blocks, int64_t max_metadata_size) const;
+  // Whether the workload's shape lets the container take another block.
+  bool Rolled() const {
+    return params_.roll_after_blocks > 0 && total_blocks_ >= params_.roll_after_blocks;
+  }
+  // Kudu's TruncateDataToNextBlockOffset, for a container that became full:
+  // the data file ends at next_offset() (with no preallocation here, that
+  // extends it over the last block's alignment padding).
+  Status TruncateDataToNextOffset();
+  // Live blocks of this container, kept by the block manager.
+  int64_t live_blocks() const { return live_blocks_; }
+  void AdjustLiveBlocks(int64_t delta) { live_blocks_ += delta; }
 
   const std::string& id() const { return params_.id; }
   const std::string& root() const { return params_.root; }
@@ -197,7 +232,8 @@ class LogBlockContainerWriter {
   // Raw size of the metadata file (the end of its last record), counting
   // records staged but not yet written.
   uint64_t metadata_size() const { return metadata_end_ + staged_.size(); }
-  // Raw size of the data file: the end of its last non-empty block.
+  // Raw size of the data file: the end of its last non-empty block, or the
+  // next block offset once the container is full.
   uint64_t data_size() const { return data_end_; }
   // Write system calls issued on the metadata file since it was created
   // (header included): how tests see that a group commit is one write.
@@ -256,6 +292,7 @@ class LogBlockContainerWriter {
   std::string staged_;         // framed records not yet written
   std::string body_;           // serialization scratch
   int64_t total_blocks_ = 0;
+  int64_t live_blocks_ = 0;
   uint64_t closed_metadata_writes_ = 0;  // by metadata files closed so far
 };
 
@@ -331,10 +368,17 @@ class LogWritableBlockManager {
   // Makes sure `c` has open files, closing the least recently used others.
   Status Touch(LogBlockContainerWriter* c);
 
-  // Stages one DELETE record per id (all in `c`) and commits them, then
-  // forgets the blocks and punches their holes.
+  // Stages one DELETE record per id (all in `c`, stamped `timestamp_us`)
+  // and commits them, then forgets the blocks and punches their holes, or
+  // deletes the container when that made it dead.
   Status CommitDeletes(LogBlockContainerWriter* c, const std::vector<BlockId>& ids,
-                       const std::vector<uint64_t>& timestamps);
+                       uint64_t timestamp_us);
+  bool IsFull(const LogBlockContainerWriter* c) const {
+    return c->IsFull(opts_.max_container_size, opts_.max_container_blocks,
+                     opts_.max_metadata_size);
+  }
+  // Deletes a dead container's files and forgets it.
+  Status DeleteDeadContainer(LogBlockContainerWriter* c);
 
   const ContainerWriterOptions opts_;
   std::vector<uint64_t> block_sizes_;  // per data dir
@@ -354,12 +398,10 @@ class LogWritableBlockManager {
   // small batches of a workload allocate nothing.
   std::vector<PendingCreate> pending_;
   struct DeleteScratch {
-    std::vector<uint64_t> stamps;
     std::vector<LogBlockContainerWriter*> order;
     std::vector<size_t> group_of;
     std::vector<size_t> by_group;
     std::vector<BlockId> group_ids;
-    std::vector<uint64_t> group_stamps;
   } del_;
 
   std::list<LogBlockContainerWriter*> open_lru_;  // most recent first

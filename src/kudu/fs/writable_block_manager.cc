@@ -122,8 +122,9 @@ Status LogWritableBlockManager::RollContainer() {
   p.sync = opts_.sync;
   p.sparse_data = opts_.sparse_data;
   const size_t index = containers_.size();
-  p.max_blocks = index < opts_.container_block_limits.size() ? opts_.container_block_limits[index]
-                                                              : opts_.max_container_blocks;
+  p.roll_after_blocks = index < opts_.container_block_limits.size()
+                            ? opts_.container_block_limits[index]
+                            : opts_.roll_after_blocks;
   const bool encrypted = opts_.server_key != nullptr && !opts_.server_key->empty();
   std::unique_ptr<LogBlockContainerWriter> c;
   Status s;
@@ -162,6 +163,7 @@ Status LogWritableBlockManager::CommitCreates(LogBlockContainerWriter* c,
   for (const PendingCreate& p : *pending) {
     live_.insert_or_assign(p.id, WrittenBlock{c, p.offset, p.length});
   }
+  c->AdjustLiveBlocks(static_cast<int64_t>(pending->size()));
   blocks_created_ += pending->size();
   pending->clear();
   return Status::OK();
@@ -173,8 +175,13 @@ Status LogWritableBlockManager::CreateBlocks(const std::vector<Slice>& data,
   ids->clear();
   std::vector<PendingCreate>& pending = pending_;
   pending.clear();
+  // One time for the records of one metadata write, as Kudu stamps them.
+  uint64_t now = NowMicros();
   for (const Slice& d : data) {
-    if (current_ == nullptr) RETURN_NOT_OK(RollContainer());
+    if (current_ == nullptr) {
+      RETURN_NOT_OK(RollContainer());
+      if (!pending.empty()) now = NowMicros();
+    }
     LogBlockContainerWriter* c = current_;
     int64_t offset = 0;
     RETURN_NOT_OK(Touch(c));
@@ -182,15 +189,19 @@ Status LogWritableBlockManager::CreateBlocks(const std::vector<Slice>& data,
     data_bytes_written_ += d.size();
     const BlockId id(next_block_id_++);
     const int64_t length = static_cast<int64_t>(d.size());
-    LogBlockContainerWriter::FillCreateRecord(id, NowMicros(), offset, length, &record_);
+    LogBlockContainerWriter::FillCreateRecord(id, now, offset, length, &record_);
     RETURN_NOT_OK(c->StageRecord(record_));
     pending.push_back(PendingCreate{id, offset, length});
     ids->push_back(id);
-    if (c->IsFull(opts_.max_container_size, c->max_blocks())) {
-      // A full container takes no more blocks: commit what went there and
-      // let the next block start a new container.
+    const bool full = IsFull(c);
+    if (full || c->Rolled()) {
+      // The container takes no more blocks: commit what went there and let
+      // the next block start a new container.
       current_ = nullptr;
       RETURN_NOT_OK(CommitCreates(c, &pending));
+      if (c->IsFull(opts_.max_container_size, opts_.max_container_blocks)) {
+        RETURN_NOT_OK(c->TruncateDataToNextOffset());
+      }
     }
   }
   if (current_ != nullptr) RETURN_NOT_OK(CommitCreates(current_, &pending));
@@ -222,11 +233,8 @@ Status LogWritableBlockManager::DeleteBlocks(const std::vector<BlockId>& ids) {
     auto dup = std::adjacent_find(sorted.begin(), sorted.end());
     if (dup != sorted.end()) return DeletedTwice(*dup);
   }
-  // Timestamps in the order the ids were given, then one metadata write per
-  // container, containers in order of first appearance.
-  std::vector<uint64_t>& stamps = del_.stamps;
-  stamps.clear();
-  for (size_t i = 0; i < ids.size(); i++) stamps.push_back(NowMicros());
+  // One metadata write per container, containers in order of first
+  // appearance.
   std::vector<LogBlockContainerWriter*>& order = del_.order;
   order.clear();
   absl::flat_hash_map<LogBlockContainerWriter*, size_t> group_index;  // large batches only
@@ -251,26 +259,23 @@ Status LogWritableBlockManager::DeleteBlocks(const std::vector<BlockId>& ids) {
                      [&](size_t a, size_t b) { return group_of[a] < group_of[b]; });
   }
   std::vector<BlockId>& group_ids = del_.group_ids;
-  std::vector<uint64_t>& group_stamps = del_.group_stamps;
   for (size_t k = 0; k < by_group.size();) {
     const size_t g = group_of[by_group[k]];
     group_ids.clear();
-    group_stamps.clear();
     for (; k < by_group.size() && group_of[by_group[k]] == g; k++) {
       group_ids.push_back(ids[by_group[k]]);
-      group_stamps.push_back(stamps[by_group[k]]);
     }
-    RETURN_NOT_OK(CommitDeletes(order[g], group_ids, group_stamps));
+    RETURN_NOT_OK(CommitDeletes(order[g], group_ids, NowMicros()));
   }
   return Status::OK();
 }
 
 Status LogWritableBlockManager::CommitDeletes(LogBlockContainerWriter* c,
                                               const std::vector<BlockId>& ids,
-                                              const std::vector<uint64_t>& timestamps) {
+                                              uint64_t timestamp_us) {
   RETURN_NOT_OK(Touch(c));
-  for (size_t i = 0; i < ids.size(); i++) {
-    LogBlockContainerWriter::FillDeleteRecord(ids[i], timestamps[i], &record_);
+  for (BlockId id : ids) {
+    LogBlockContainerWriter::FillDeleteRecord(id, timestamp_us, &record_);
     RETURN_NOT_OK(c->StageRecord(record_));
   }
   RETURN_NOT_OK(c->CommitRecords());
@@ -278,16 +283,43 @@ Status LogWritableBlockManager::CommitDeletes(LogBlockContainerWriter* c,
   // The records are written: the blocks are gone whatever happens next, so
   // the holes are only space reclamation, and a failed punch must not leave
   // a deleted block in the live set.
+  c->AdjustLiveBlocks(-static_cast<int64_t>(ids.size()));
+  // A full container without live blocks is dead for good: Kudu deletes
+  // its files rather than punch the holes (check_death_condition).
+  const bool dead = opts_.delete_dead_containers && c->live_blocks() == 0 && IsFull(c);
   Status punch;
   for (BlockId id : ids) {
     auto it = live_.find(id);
     const WrittenBlock b = it->second;
     live_.erase(it);
     blocks_deleted_++;
+    if (dead) continue;
     Status s = c->PunchHole(b.offset, b.length);
     if (punch.ok() && !s.ok()) punch = s;
   }
+  if (dead) return DeleteDeadContainer(c);
   return punch;
+}
+
+Status LogWritableBlockManager::DeleteDeadContainer(LogBlockContainerWriter* c) {
+  // Full by its metadata, the container being filled can die too.
+  if (current_ == c) current_ = nullptr;
+  auto pos = open_pos_.find(c);
+  if (pos != open_pos_.end()) {
+    open_lru_.erase(pos->second);
+    open_pos_.erase(pos);
+  }
+  // Data file first, as Kudu: a crash before the metadata file goes leaves
+  // a metadata file whose records end with the last DELETE, which the open
+  // takes for an incomplete container.
+  Status s = c->DeleteFiles();
+  for (auto it = containers_.begin(); it != containers_.end(); ++it) {
+    if (it->get() == c) {
+      containers_.erase(it);
+      break;
+    }
+  }
+  return s;
 }
 
 Status LogWritableBlockManager::Close() {

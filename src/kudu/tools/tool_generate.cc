@@ -343,7 +343,9 @@ int RunGenerate(const std::vector<std::string>& args) {
                                    "encrypt_data_at_rest", "encryption_key_length",
                                    "generate_fsync", "server_key_hex",
                                    "server_key_test_provider_hex", "log_container_max_size",
-                                   "log_container_max_blocks", "generate_sparse_data"}),
+                                   "log_container_max_blocks", "log_container_metadata_max_size",
+                                   "log_block_manager_delete_dead_container",
+                                   "generate_sparse_data"}),
              FsFlags()),
     "",
     "Writes containers with CREATE and DELETE records (data files with bytes, metadata "
