@@ -123,9 +123,15 @@ TEST_P(PbContainerRoundTripTest, WriteThenReadBack) {
   // The record type's file comes last (dependencies first) and defines it.
   const auto& last_file = sup.protos().file(sup.protos().file_size() - 1);
   EXPECT_EQ("kudu/fs/fs.proto", last_file.name());
-  bool found = false;
-  for (const auto& m : last_file.message_type()) found |= m.name() == "BlockRecordPB";
-  EXPECT_TRUE(found);
+  // Kudu's fs.proto as it declares it: its messages in its order, and its
+  // option, so that the header's bytes are a Kudu server's.
+  std::vector<std::string> messages;
+  for (const auto& m : last_file.message_type()) messages.push_back(m.name());
+  EXPECT_EQ((std::vector<std::string>{"InstanceMetadataPB", "DirSetPB", "DirInstanceMetadataPB",
+                                      "BlockIdPB", "BlockRecordPB", "DataDirGroupPB"}),
+            messages);
+  EXPECT_EQ("org.apache.kudu", last_file.options().java_package());
+  EXPECT_EQ(1, last_file.enum_type_size());
   // Every record's frame, by hand.
   for (size_t i = 0; i < records.size() && i < 50; i++) {
     EXPECT_EQ(FrameRecord(c.version, records[i].SerializeAsString()),
