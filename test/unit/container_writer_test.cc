@@ -105,6 +105,10 @@ TEST_F(ContainerWriterTest, ContainerIdsAre32LowercaseHexAndFilesArePaired) {
   for (const auto& c : bm.containers()) {
     EXPECT_TRUE(LogBlockContainerWriter::IsValidId(c->id())) << c->id();
     EXPECT_EQ(32u, c->id().size());
+    // A random UUID, as Kudu's ObjectIdGenerator makes them: version 4,
+    // RFC 4122 variant.
+    EXPECT_EQ('4', c->id()[12]) << c->id();
+    EXPECT_NE(std::string::npos, std::string("89ab").find(c->id()[16])) << c->id();
     EXPECT_TRUE(env::FileExists(c->data_path()));
     EXPECT_TRUE(env::FileExists(c->metadata_path()));
     EXPECT_EQ(LogBlockContainerWriter::DataDir(c->root()), env::DirName(c->data_path()));

@@ -50,6 +50,11 @@ bool IsLowerHex(const std::string& s, size_t n) {
          std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(c) && !std::isupper(c); });
 }
 
+// Kudu's ObjectIdGenerator makes random (version 4, RFC 4122) UUIDs.
+bool IsUuidV4(const std::string& s) {
+  return s.size() == 32 && s[12] == '4' && std::string("89ab").find(s[16]) != std::string::npos;
+}
+
 uint64_t StBlksize(const std::string& path) {
   struct stat st;
   EXPECT_EQ(0, ::stat(path.c_str(), &st)) << path;
@@ -120,6 +125,7 @@ TEST_F(InstanceFilesTest, FormatLaysOutWhatKuduFormatDoes) {
     InstanceMetadataPB inst;
     ASSERT_OK(ReadPBContainerFromPath(InstanceFilePath(root), &inst));
     EXPECT_TRUE(IsLowerHex(inst.uuid(), 32)) << inst.uuid();
+    EXPECT_TRUE(IsUuidV4(inst.uuid())) << inst.uuid();
     if (uuid.empty()) uuid = inst.uuid();
     EXPECT_EQ(uuid, inst.uuid());
     EXPECT_TRUE(Contains(inst.format_stamp(), "Formatted at ")) << inst.format_stamp();
@@ -132,6 +138,7 @@ TEST_F(InstanceFilesTest, FormatLaysOutWhatKuduFormatDoes) {
     EXPECT_EQ("log", dir.dir_type());
     EXPECT_EQ(StBlksize(path), dir.filesystem_block_size_bytes());
     EXPECT_TRUE(IsLowerHex(dir.dir_set().uuid(), 32));
+    EXPECT_TRUE(IsUuidV4(dir.dir_set().uuid())) << dir.dir_set().uuid();
     dir_uuids.push_back(dir.dir_set().uuid());
     std::vector<std::string> all(dir.dir_set().all_uuids().begin(),
                                  dir.dir_set().all_uuids().end());

@@ -21,11 +21,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <utility>
 
 #include "kudu/util/env.h"
 #include "kudu/util/flag_validators.h"
 #include "kudu/util/pb_container_format.h"
+#include "kudu/util/uuid.h"
 
 // Kudu's names and defaults, defined next to the code that obeys them.
 DEFINE_uint64(log_container_max_size, 10ULL * 1024 * 1024 * 1024,
@@ -86,17 +88,12 @@ bool LogBlockContainerWriter::IsValidId(const std::string& s) {
 }
 
 std::string LogBlockContainerWriter::NewId(SeededRandom* rng) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string id;
-  id.reserve(kIdLength);
+  uint8_t bytes[16];
   for (int half = 0; half < 2; half++) {
-    uint64_t v = rng->Next64();
-    for (int i = 0; i < 16; i++) {
-      id.push_back(kDigits[v & 15]);
-      v >>= 4;
-    }
+    const uint64_t v = rng->Next64();
+    std::memcpy(bytes + 8 * half, &v, sizeof(v));
   }
-  return id;
+  return UuidV4Hex(bytes);
 }
 
 void LogBlockContainerWriter::FillCreateRecord(BlockId id, uint64_t timestamp_us, int64_t offset,

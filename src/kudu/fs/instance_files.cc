@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <set>
@@ -34,6 +35,7 @@
 #include "kudu/util/pb_container_format.h"
 #include "kudu/util/pb_container_reader.h"
 #include "kudu/util/pb_container_writer.h"
+#include "kudu/util/uuid.h"
 
 namespace kudu {
 namespace fs {
@@ -53,6 +55,15 @@ Status RandomHex16(std::string* hex) {
   std::string bytes;
   RETURN_NOT_OK(GenerateFileKey(CipherAlgorithm::kAes128Ctr, &bytes));  // 16 random bytes
   *hex = ServerKey::FromBytes(std::move(bytes)).ToHex();
+  return Status::OK();
+}
+
+Status RandomUuid(std::string* uuid) {
+  std::string bytes;
+  RETURN_NOT_OK(GenerateFileKey(CipherAlgorithm::kAes128Ctr, &bytes));  // 16 random bytes
+  uint8_t random[16];
+  std::memcpy(random, bytes.data(), sizeof(random));
+  *uuid = UuidV4Hex(random);
   return Status::OK();
 }
 
@@ -230,7 +241,7 @@ Status FormatRoots(const FormatOptions& opts) {
   }
 
   InstanceMetadataPB instance;
-  RETURN_NOT_OK(RandomHex16(instance.mutable_uuid()));
+  RETURN_NOT_OK(RandomUuid(instance.mutable_uuid()));
   instance.set_format_stamp(FormatStamp());
   if (opts.server_key != nullptr) {
     // The default key provider stores the key XORed with 42 (memfrob), as hex.
@@ -251,7 +262,7 @@ Status FormatRoots(const FormatOptions& opts) {
   RETURN_NOT_OK(env::CreateDirs(env::JoinPath(meta, "consensus-meta")));
 
   std::vector<std::string> dir_uuids(opts.data_roots.size());
-  for (std::string& u : dir_uuids) RETURN_NOT_OK(RandomHex16(&u));
+  for (std::string& u : dir_uuids) RETURN_NOT_OK(RandomUuid(&u));
   std::vector<std::string> all = dir_uuids;
   std::sort(all.begin(), all.end());
   for (size_t i = 0; i < opts.data_roots.size(); i++) {
