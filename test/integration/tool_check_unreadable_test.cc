@@ -133,5 +133,42 @@ TEST_F(ToolCheckUnreadableTest, UnlistableDataDirIsFatalAndReportedByItsPath) {
   EXPECT_EQ(4u, json::parse(again.out)["containers"].get<uint64_t>());
 }
 
+// Kudu opens every data file for reading and writing when it starts, in
+// every mode: a data file this user cannot write is a container Kudu does
+// not open, so the check must not say OK. The container is fatal, named
+// with the file; the others are reported as usual.
+TEST_F(ToolCheckUnreadableTest, ADataFileThatCannotBeWrittenIsFatal) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 3, 5);
+  ASSERT_FALSE(HasFatalFailure());
+  std::string data = MetadataFiles(root).back();
+  data = data.substr(0, data.size() - std::string(".metadata").size()) + ".data";
+  ASSERT_EQ(0, ::chmod(data.c_str(), 0444));
+  auto run = [&](std::vector<std::string> args) {
+    if (::geteuid() != 0) return RunKudu(tmp_, args);
+    args.insert(args.begin(), {"--bounding-set=-dac_override,-dac_read_search", "--",
+                               test::KuduBinary()});
+    return test::RunProgram(tmp_, "/usr/bin/setpriv", args);
+  };
+  if (::geteuid() == 0 && !env::FileExists("/usr/bin/setpriv")) {
+    GTEST_SKIP() << "running as root without setpriv";
+  }
+  RunResult r = run({"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
+  EXPECT_EQ(1, r.exit_status) << Describe(r);
+  json j = json::parse(r.out);
+  const json& corruption = j["entries"]["corruption"];
+  ASSERT_EQ(1u, corruption.size()) << corruption;
+  EXPECT_EQ("io_error", corruption[0]["kind"]);
+  EXPECT_EQ(data, corruption[0]["file"]);
+  EXPECT_NE(std::string::npos,
+            corruption[0]["message"].get<std::string>().find("Permission denied"));
+  EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());
+  EXPECT_EQ(2u, j["containers"].get<uint64_t>());
+  // Writable again, the container is back.
+  ASSERT_EQ(0, ::chmod(data.c_str(), 0644));
+  RunResult ok = run({"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
+  EXPECT_EQ(0, ok.exit_status) << Describe(ok);
+}
+
 }  // namespace
 }  // namespace kudu

@@ -20,6 +20,7 @@
 #include <endian.h>
 #include <glog/logging.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@
 #include <cstring>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/repair.h"
@@ -81,13 +83,44 @@ uint64_t BlockSizeOf(const std::string& root) {
   return block_size;
 }
 
+// Whether this process may open a file of this stat for reading and
+// writing. The mode bits answer without a system call; only when they say
+// no does access(2) decide (an ACL, or root's capabilities, may still
+// allow it).
+bool MayReadAndWrite(int dir_fd, const std::string& name, const struct stat& st) {
+  struct Credentials {
+    uid_t uid = ::geteuid();
+    gid_t gid = ::getegid();
+    std::vector<gid_t> groups;
+    Credentials() {
+      const int n = ::getgroups(0, nullptr);
+      groups.resize(n > 0 ? static_cast<size_t>(n) : 0);
+      if (n > 0 && ::getgroups(n, groups.data()) != n) groups.clear();
+    }
+  };
+  static const Credentials me;
+  mode_t bits;
+  if (st.st_uid == me.uid) {
+    bits = (st.st_mode >> 6) & 7;
+  } else if (st.st_gid == me.gid ||
+             std::find(me.groups.begin(), me.groups.end(), st.st_gid) != me.groups.end()) {
+    bits = (st.st_mode >> 3) & 7;
+  } else {
+    bits = st.st_mode & 7;
+  }
+  if ((bits & 6) == 6) return true;
+  return ::faccessat(dir_fd, name.c_str(), R_OK | W_OK, AT_EACCESS) == 0;
+}
+
 // Notes one listed file of a container (its size included), found by its
 // name in `dir_fd`, the container's data/. A file that is not a regular
-// file makes the container fatal (§4.1) without being opened.
+// file makes the container fatal (§4.1) without being opened; so does a
+// data file this process could not open for reading and writing, as Kudu
+// opens every data file at startup (log_block_manager.cc, in every mode).
 Status AddContainerFile(int dir_fd, const std::string& path, bool is_metadata, ContainerInfo* c) {
-  uint64_t size = 0;
+  struct stat st;
   const std::string name = c->id + (is_metadata ? kMetadataSuffix : kDataSuffix);
-  Status s = env::GetRegularFileSizeAt(dir_fd, name, path, &size);
+  Status s = env::StatRegularFileAt(dir_fd, name, path, &st);
   if (s.IsNotFound()) return Status::OK();  // deleted since the listing: as if absent
   if (s.IsIllegalState()) {
     (is_metadata ? c->has_metadata : c->has_data) = true;
@@ -96,12 +129,18 @@ Status AddContainerFile(int dir_fd, const std::string& path, bool is_metadata, C
     return Status::OK();
   }
   RETURN_NOT_OK(s);
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (is_metadata) {
     c->has_metadata = true;
     c->metadata_size = size;
   } else {
     c->has_data = true;
     c->data_size = size;
+    if (!MayReadAndWrite(dir_fd, name, st)) {
+      c->AddProblem(ContainerProblem::Kind::kIOError, path, 0,
+                    Status::IOError(path + ": Permission denied: a server opens every data "
+                                    "file for reading and writing"));
+    }
   }
   return Status::OK();
 }

@@ -87,6 +87,14 @@ Status GetRegularFileSize(const std::string& path, uint64_t* size) {
 Status GetRegularFileSizeAt(int dir_fd, const std::string& name, const std::string& path,
                             uint64_t* size) {
   struct stat st;
+  RETURN_NOT_OK(StatRegularFileAt(dir_fd, name, path, &st));
+  *size = static_cast<uint64_t>(st.st_size);
+  return Status::OK();
+}
+
+Status StatRegularFileAt(int dir_fd, const std::string& name, const std::string& path,
+                         struct stat* out) {
+  struct stat& st = *out;
   if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     return Status::FromErrno(path, errno);
   }
@@ -100,7 +108,6 @@ Status GetRegularFileSizeAt(int dir_fd, const std::string& name, const std::stri
     return Status::IllegalState(path + ": not a regular file (" + (link ? "a symlink to " : "") +
                                 FileTypeName(st.st_mode) + ")");
   }
-  *size = static_cast<uint64_t>(st.st_size);
   return Status::OK();
 }
 

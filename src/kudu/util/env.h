@@ -29,6 +29,8 @@
 
 #include "kudu/util/status.h"
 
+struct stat;
+
 namespace kudu {
 namespace env {
 
@@ -52,6 +54,9 @@ Status GetRegularFileSize(const std::string& path, uint64_t* size);
 // files in one directory.
 Status GetRegularFileSizeAt(int dir_fd, const std::string& name, const std::string& path,
                             uint64_t* size);
+// The same, with the whole stat of the file (its target, for a symlink).
+Status StatRegularFileAt(int dir_fd, const std::string& name, const std::string& path,
+                         struct stat* st);
 // The disk space `path` occupies: st_blocks x 512 (holes excluded).
 Status GetFileAllocatedSize(const std::string& path, uint64_t* bytes);
 bool FileExists(const std::string& path);
