@@ -170,5 +170,34 @@ TEST_F(ToolCheckUnreadableTest, ADataFileThatCannotBeWrittenIsFatal) {
   EXPECT_EQ(0, ok.exit_status) << Describe(ok);
 }
 
+// A subdirectory of data/ that cannot be read may hide temporary files:
+// the walk goes on, as Kudu's does, but says so on standard error.
+TEST_F(ToolCheckUnreadableTest, AnUnreadableSubdirectoryIsSaidNotSkipped) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 2, 5);
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string sub = env::JoinPath(root, "data/sub");
+  ASSERT_OK(env::CreateDirs(sub));
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(sub, "a.metadata.kudutmp.AbCdEf"), "x"));
+  ASSERT_EQ(0, ::chmod(sub.c_str(), 0));
+  if (::geteuid() == 0 && !env::FileExists("/usr/bin/setpriv")) {
+    ::chmod(sub.c_str(), 0755);
+    GTEST_SKIP() << "running as root without setpriv";
+  }
+  for (const char* mode : {"", "--repair"}) {
+    std::vector<std::string> args = {"fs", "check", "--fs_data_dirs=" + root};
+    if (*mode) args.push_back(mode);
+    if (::geteuid() == 0) {
+      args.insert(args.begin(), {"--bounding-set=-dac_override,-dac_read_search", "--",
+                                 test::KuduBinary()});
+    }
+    RunResult r = ::geteuid() == 0 ? test::RunProgram(tmp_, "/usr/bin/setpriv", args)
+                                   : RunKudu(tmp_, args);
+    EXPECT_EQ(0, r.exit_status) << Describe(r);
+    EXPECT_NE(std::string::npos, r.err.find("Unable to access " + sub)) << r.err;
+  }
+  ASSERT_EQ(0, ::chmod(sub.c_str(), 0755));
+}
+
 }  // namespace
 }  // namespace kudu

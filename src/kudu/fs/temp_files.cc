@@ -18,6 +18,7 @@
 #include "kudu/fs/temp_files.h"
 
 #include <dirent.h>
+#include <glog/logging.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -93,10 +94,16 @@ void Walk(const std::string& dir, const DirEntries& entries, dev_t dev, bool top
     if (tmp) out->unexpected.push_back(path);
     // Kudu's walk enters every directory, those with the infix too, but
     // neither follows a symlink (lstat above) nor crosses a mount.
+    if (!S_ISDIR(st.st_mode) || st.st_dev != dev) continue;
     DirEntries below;
-    // A subdirectory gone or unreadable during the walk is skipped.
-    if (S_ISDIR(st.st_mode) && st.st_dev == dev && ListEntries(path, 0, &below).ok()) {
+    const Status s = ListEntries(path, 0, &below);
+    if (s.ok()) {
       Walk(path, below, dev, false, out);
+    } else if (!s.IsNotFound()) {
+      // As Kudu's walk (FTS_DNR), which goes on: said, not silently skipped.
+      LOG(WARNING) << "Unable to access " << path << " during the walk for temporary files ("
+                   << s.ToString() << "): any temporary file in it is neither listed nor "
+                   << "deleted";
     }
   }
 }

@@ -68,7 +68,9 @@ struct TemporaryFiles {
 // Walks `data_dir` at every depth without following symlinks or entering
 // another filesystem (Kudu's FTS_PHYSICAL | FTS_XDEV walk), adding what it
 // finds to `*out`. `only_copies` is filled too. Fails only when `data_dir`
-// itself cannot be read; an entry that vanishes during the walk is skipped.
+// itself cannot be read; an entry that vanishes during the walk is skipped,
+// and a subdirectory that cannot be read is skipped with a warning, as
+// Kudu's walk does.
 // `names`, when given, receives the name of every entry of `data_dir`
 // itself as the walk read it: the container listing pairs those instead of
 // reading the dir a second time.
