@@ -434,6 +434,13 @@ TEST_F(ToolCliTest, DirectoryFlags) {
                                                        tmp_.Join("b/../a") + ","});
   EXPECT_EQ(0, spelled.exit_status) << Describe(spelled);
   EXPECT_EQ(both.out, spelled.out);
+  // The same dir under another name (a symlink to a root) would be opened
+  // twice, every id a duplicate of itself: refused, naming both.
+  const std::string alias = tmp_.Join("alias");
+  ASSERT_EQ(0, ::symlink(a.c_str(), alias.c_str()));
+  ExpectUsageError({"fs", "list", "--fs_data_dirs=" + a + "," + alias}, {a, alias});
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + alias + "," + b + "," + a, "--repair"},
+                   {a, alias, "the same directory"});
 
   // The WAL root alone is the data root.
   RunResult wal = RunKudu(tmp_, {"fs", "check", "--fs_wal_dir=" + a, "--format=json"});

@@ -119,6 +119,22 @@ Status ResolveFsRoots(FsRoots* roots) {
       roots->data_dirs.push_back(root);
     }
   }
+  // The same directory under two names (a symlinked root): its containers
+  // would be opened twice, each id a duplicate of itself. Kudu refuses it
+  // (its instance files then hold duplicate uuids).
+  std::vector<std::pair<std::pair<dev_t, ino_t>, const std::string*>> seen;
+  for (const std::string& root : roots->data_dirs) {
+    struct stat st;
+    if (::stat(root.c_str(), &st) != 0) continue;  // a root yet to be made
+    const auto inode = std::make_pair(st.st_dev, st.st_ino);
+    for (const auto& s : seen) {
+      if (s.first == inode) {
+        return Status::InvalidArgument("--fs_data_dirs: " + *s.second + " and " + root +
+                                       " are the same directory");
+      }
+    }
+    seen.emplace_back(inode, &root);
+  }
   if (!FLAGS_fs_wal_dir.empty()) {
     RETURN_NOT_OK(CanonicalRoot("fs_wal_dir", FLAGS_fs_wal_dir, &roots->wal_dir));
     if (roots->data_dirs.empty()) roots->data_dirs.push_back(roots->wal_dir);
