@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -44,7 +45,19 @@ using test::ErrorLines;
 using test::RunKudu;
 using test::RunResult;
 
-class ToolCheckUnreadableTest : public test::KuduToolTest {};
+class ToolCheckUnreadableTest : public test::KuduToolTest {
+ protected:
+  // Runs the tool as a user whom permissions stop: as itself, or, as
+  // root, without the capabilities that override them (setpriv,
+  // util-linux). False when root has no setpriv: the caller skips.
+  bool CanRunUnprivileged() const { return ::geteuid() != 0 || env::FileExists("/usr/bin/setpriv"); }
+  RunResult RunUnprivileged(std::vector<std::string> args) {
+    if (::geteuid() != 0) return RunKudu(tmp_, args);
+    args.insert(args.begin(), {"--bounding-set=-dac_override,-dac_read_search", "--",
+                               test::KuduBinary()});
+    return test::RunProgram(tmp_, "/usr/bin/setpriv", args);
+  }
+};
 
 TEST_F(ToolCheckUnreadableTest, UnreadableMetadataFileIsFatalNamingIt) {
   const std::string root = tmp_.Join("a");
@@ -91,13 +104,8 @@ TEST_F(ToolCheckUnreadableTest, UnlistableDataDirIsFatalAndReportedByItsPath) {
   ASSERT_OK(test::WriteStringToFile(leftover, "x"));
   const std::string unlistable = env::JoinPath(roots[1], "data");
   ASSERT_EQ(0, ::chmod(unlistable.c_str(), 0311));  // searchable, not readable
-  auto run = [&](std::vector<std::string> args) {
-    if (::geteuid() != 0) return RunKudu(tmp_, args);
-    args.insert(args.begin(), {"--bounding-set=-dac_override,-dac_read_search", "--",
-                               test::KuduBinary()});
-    return test::RunProgram(tmp_, "/usr/bin/setpriv", args);
-  };
-  if (::geteuid() == 0 && !env::FileExists("/usr/bin/setpriv")) {
+  auto run = [&](std::vector<std::string> args) { return RunUnprivileged(std::move(args)); };
+  if (!CanRunUnprivileged()) {
     ::chmod(unlistable.c_str(), 0755);
     GTEST_SKIP() << "running as root without setpriv";
   }
@@ -144,15 +152,8 @@ TEST_F(ToolCheckUnreadableTest, ADataFileThatCannotBeWrittenIsFatal) {
   std::string data = MetadataFiles(root).back();
   data = data.substr(0, data.size() - std::string(".metadata").size()) + ".data";
   ASSERT_EQ(0, ::chmod(data.c_str(), 0444));
-  auto run = [&](std::vector<std::string> args) {
-    if (::geteuid() != 0) return RunKudu(tmp_, args);
-    args.insert(args.begin(), {"--bounding-set=-dac_override,-dac_read_search", "--",
-                               test::KuduBinary()});
-    return test::RunProgram(tmp_, "/usr/bin/setpriv", args);
-  };
-  if (::geteuid() == 0 && !env::FileExists("/usr/bin/setpriv")) {
-    GTEST_SKIP() << "running as root without setpriv";
-  }
+  auto run = [&](std::vector<std::string> args) { return RunUnprivileged(std::move(args)); };
+  if (!CanRunUnprivileged()) GTEST_SKIP() << "running as root without setpriv";
   RunResult r = run({"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
   EXPECT_EQ(1, r.exit_status) << Describe(r);
   json j = json::parse(r.out);
@@ -180,19 +181,14 @@ TEST_F(ToolCheckUnreadableTest, AnUnreadableSubdirectoryIsSaidNotSkipped) {
   ASSERT_OK(env::CreateDirs(sub));
   ASSERT_OK(test::WriteStringToFile(env::JoinPath(sub, "a.metadata.kudutmp.AbCdEf"), "x"));
   ASSERT_EQ(0, ::chmod(sub.c_str(), 0));
-  if (::geteuid() == 0 && !env::FileExists("/usr/bin/setpriv")) {
+  if (!CanRunUnprivileged()) {
     ::chmod(sub.c_str(), 0755);
     GTEST_SKIP() << "running as root without setpriv";
   }
   for (const char* mode : {"", "--repair"}) {
     std::vector<std::string> args = {"fs", "check", "--fs_data_dirs=" + root};
     if (*mode) args.push_back(mode);
-    if (::geteuid() == 0) {
-      args.insert(args.begin(), {"--bounding-set=-dac_override,-dac_read_search", "--",
-                                 test::KuduBinary()});
-    }
-    RunResult r = ::geteuid() == 0 ? test::RunProgram(tmp_, "/usr/bin/setpriv", args)
-                                   : RunKudu(tmp_, args);
+    RunResult r = RunUnprivileged(args);
     EXPECT_EQ(0, r.exit_status) << Describe(r);
     EXPECT_NE(std::string::npos, r.err.find("Unable to access " + sub)) << r.err;
   }
