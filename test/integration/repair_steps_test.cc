@@ -343,7 +343,9 @@ TEST_P(RepairStepsTest, RepunchingNeverTouchesAnEncryptedHeader) {
   ASSERT_OK(fs::OpenBlockManager(Options({root}, true, 3), &r));
   EXPECT_TRUE(r.repairs.errors.empty()) << r.repairs.status.ToString();
   EXPECT_EQ(1u, r.repairs.punched_blocks);
-  if (k_ != nullptr) EXPECT_EQ(head_before, test::Slurp(c.data_path).substr(0, 64));
+  if (k_ != nullptr) {
+    EXPECT_EQ(head_before, test::Slurp(c.data_path).substr(0, 64));
+  }
   OpenResult after;
   ASSERT_OK(fs::OpenBlockManager(Options({root}, false, 3), &after));
   EXPECT_EQ(test::LiveSetOf(before), test::LiveSetOf(after));
