@@ -268,17 +268,16 @@ int64_t RandomAccessFile::CachedBytesQuick() const {
 Status RandomAccessFile::ReadRawDirect(uint8_t* buf, size_t n, bool* direct) {
   *direct = false;
   if (n == 0) return Status::OK();
-  // Reopened through /proc/self/fd, so it is the same inode even if the
-  // path was replaced since Open; by path where /proc is not mounted.
+  // Reopened through /proc/self/fd only, so it is the same inode even if
+  // the path was replaced since Open. Never by path: a file renamed over
+  // it would be read in place of the one listed. Without /proc, or where
+  // the filesystem refuses O_DIRECT, a normal read of the held descriptor.
   const std::string same_file = "/proc/self/fd/" + std::to_string(fd_);
   int dfd = -1;
-  for (const std::string& path : {same_file, filename_}) {
-    do {
-      dfd = ::open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
-    } while (dfd < 0 && errno == EINTR);
-    if (dfd >= 0 || errno == EINVAL) break;  // EINVAL: the filesystem refuses O_DIRECT
-  }
-  if (dfd < 0) return PreadFully(0, buf, n);  // O_DIRECT refused: a normal read
+  do {
+    dfd = ::open(same_file.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  } while (dfd < 0 && errno == EINTR);
+  if (dfd < 0) return PreadFully(0, buf, n);
   const size_t capacity = DirectReadCapacity(n);
   size_t done = 0;
   Status s;
