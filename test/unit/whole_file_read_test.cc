@@ -21,8 +21,11 @@
 #include "kudu/fs/whole_file_read.h"
 
 #include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -278,6 +281,40 @@ TEST_F(WholeFileReadTest, DirectReadFollowsTheOpenFileNotThePath) {
   ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kAlways, 0, &buf, &direct));
   EXPECT_TRUE(direct);
   EXPECT_EQ(0, std::memcmp(buf.get(), data.data(), data.size()));
+}
+
+// The same without /proc, as in a container that does not mount it: the
+// descriptor cannot be reopened for O_DIRECT, and reopening the path would
+// read the file renamed over it. The read must still be of the open file.
+// Run in a child with its own mount namespace and a tmpfs over /proc;
+// skipped where the process may not make one.
+TEST_F(WholeFileReadTest, WithoutProcTheReadStillFollowsTheOpenFile) {
+  const std::string data = test::RandomBytes(20000, 6);
+  const std::string path = MakeFile("f", data);
+  if (!DirectIoSupported(path)) GTEST_SKIP() << "no O_DIRECT on this filesystem";
+  const std::string other = MakeFile("g", test::RandomBytes(20000, 9));
+  constexpr int kSkip = 77, kSame = 0, kOther = 1, kError = 2;
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (::unshare(CLONE_NEWNS) != 0 || ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount("none", "/proc", "tmpfs", 0, nullptr) != 0 || ::access("/proc/self/fd", F_OK) == 0) {
+      ::_exit(kSkip);
+    }
+    std::unique_ptr<RandomAccessFile> f;
+    if (!RandomAccessFile::Open(path, nullptr, &f).ok() || ::rename(other.c_str(), path.c_str()) != 0) {
+      ::_exit(kError);
+    }
+    AlignedBytes buf;
+    bool direct = false;
+    if (!ReadWholeFile(f.get(), DirectReadMode::kAlways, 0, &buf, &direct).ok()) ::_exit(kError);
+    ::_exit(std::memcmp(buf.get(), data.data(), data.size()) == 0 ? kSame : kOther);
+  }
+  int status = 0;
+  ASSERT_EQ(pid, ::waitpid(pid, &status, 0));
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  if (WEXITSTATUS(status) == kSkip) GTEST_SKIP() << "cannot hide /proc in a private mount namespace";
+  EXPECT_EQ(kSame, WEXITSTATUS(status)) << "1: the file renamed over the path was read; 2: the read failed";
 }
 
 // Faults on the read past the cache behave as on any read: an error names
