@@ -277,6 +277,32 @@ TEST_F(InstanceLockTest, AHeldLockStopsARepairAndIsReportedByACheck) {
   EXPECT_EQ(before, Snapshot(roots));
 }
 
+// A signal during the lock's open or fcntl (an open on NFS or FUSE can
+// sleep) is retried, as Kudu's RETRY_ON_EINTR does: a repair still takes
+// every lock and runs, and a check reports no dir as unlocked. The
+// interruptions come from a preloaded shim, which logs each one it makes.
+TEST_F(InstanceLockTest, AnInterruptedLockIsRetried) {
+  const std::vector<std::string> roots = Generate();
+  const std::string lock_file = fs::DirInstanceFilePath(roots[1]);
+  const std::string shim = env::JoinPath(env::DirName(test::KuduBinary()), "libinterrupted_lock_shim.so");
+  ASSERT_TRUE(env::FileExists(shim)) << shim;
+  for (const bool repair : {true, false}) {
+    SCOPED_TRACE(repair ? "--repair" : "read-only");
+    const std::string log = tmp_.Join(repair ? "interrupted-repair" : "interrupted-check");
+    std::vector<std::string> args = {"LD_PRELOAD=" + shim, "KUDU_TEST_INTERRUPT_PATH=" + lock_file,
+                                     "KUDU_TEST_INTERRUPT_LOG=" + log, test::KuduBinary(),
+                                     "fs", "check", "--fs_data_dirs=" + Dirs(roots), "--format=json"};
+    if (repair) args.push_back("--repair");
+    RunResult r = test::RunProgram(tmp_, "env", args);
+    std::string interrupted;
+    ASSERT_OK(test::ReadFileToString(log, &interrupted));
+    ASSERT_EQ("open\nopen\nfcntl\nfcntl\n", interrupted) << "the shim did not reach the lock's calls";
+    ASSERT_EQ(0, r.exit_status) << Describe(r);
+    EXPECT_FALSE(Contains(r.err, "Could not lock")) << r.err;
+    EXPECT_EQ(0u, json::parse(r.out)["unlocked_dirs"].get<uint64_t>()) << r.out;
+  }
+}
+
 // §1, the order of an open: the wrong-key check is step 2, before the locks
 // (3) and the temporary files (4). A wrong key therefore changes nothing,
 // even in a read-write open (the temporary file stays), and is the only

@@ -38,7 +38,12 @@ constexpr char kLockFailure[] =
 
 Status InstanceFileLock::Acquire(const std::string& path,
                                  std::unique_ptr<InstanceFileLock>* lock) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  // A signal during either call is retried, as Kudu's env does: on NFS or
+  // FUSE the open can sleep, and a read-write open without the lock fails.
+  int fd;
+  do {
+    fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     const int err = errno;
     return Status::IOError(kLockFailure, path + ": " + std::strerror(err), err);
@@ -49,7 +54,11 @@ Status InstanceFileLock::Acquire(const std::string& path,
   f.l_whence = SEEK_SET;
   f.l_start = 0;
   f.l_len = 0;  // the whole file, however long it grows
-  if (::fcntl(fd, F_SETLK, &f) != 0) {
+  int rc;
+  do {
+    rc = ::fcntl(fd, F_SETLK, &f);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
     const int err = errno;
     ::close(fd);
     return Status::IOError(kLockFailure, "lock " + path + ": " + std::strerror(err), err);
