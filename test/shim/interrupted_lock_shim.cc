@@ -75,19 +75,19 @@ Fn Next(const char* name) {
   return reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, name));
 }
 
-int InterruptibleOpen(const char* name, const char* path, int flags, mode_t mode) {
+int InterruptibleOpen(const char* path, int flags, mode_t mode) {
   if ((flags & O_ACCMODE) == O_RDWR && IsTarget(path) && Interrupt(&opens_interrupted, "open")) {
     return -1;
   }
   using OpenFn = int (*)(const char*, int, ...);
-  static OpenFn real = Next<OpenFn>(name);
+  static OpenFn real = Next<OpenFn>("open");
   return real(path, flags, mode);
 }
 
-int InterruptibleFcntl(const char* name, int fd, int cmd, void* arg) {
+int InterruptibleFcntl(int fd, int cmd, void* arg) {
   if (cmd == F_SETLK && FdIsTarget(fd) && Interrupt(&locks_interrupted, "fcntl")) return -1;
   using FcntlFn = int (*)(int, int, ...);
-  static FcntlFn real = Next<FcntlFn>(name);
+  static FcntlFn real = Next<FcntlFn>("fcntl");
   return real(fd, cmd, arg);
 }
 
@@ -104,15 +104,7 @@ int open(const char* path, int flags, ...) {
   va_start(ap, flags);
   const mode_t mode = ModeArg(flags, ap);
   va_end(ap);
-  return InterruptibleOpen("open", path, flags, mode);
-}
-
-int open64(const char* path, int flags, ...) {
-  va_list ap;
-  va_start(ap, flags);
-  const mode_t mode = ModeArg(flags, ap);
-  va_end(ap);
-  return InterruptibleOpen("open64", path, flags, mode);
+  return InterruptibleOpen(path, flags, mode);
 }
 
 int fcntl(int fd, int cmd, ...) {
@@ -120,15 +112,11 @@ int fcntl(int fd, int cmd, ...) {
   va_start(ap, cmd);
   void* arg = va_arg(ap, void*);
   va_end(ap);
-  return InterruptibleFcntl("fcntl", fd, cmd, arg);
+  return InterruptibleFcntl(fd, cmd, arg);
 }
 
-int fcntl64(int fd, int cmd, ...) {
-  va_list ap;
-  va_start(ap, cmd);
-  void* arg = va_arg(ap, void*);
-  va_end(ap);
-  return InterruptibleFcntl("fcntl64", fd, cmd, arg);
-}
+// The 64-bit names: on a 64-bit system the same calls as the ones above.
+int open64(const char* path, int flags, ...) __attribute__((alias("open")));
+int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 
 }  // extern "C"
