@@ -224,10 +224,10 @@ TEST_F(EncryptedFileTest, FileFromAnOpenDescriptorIsTheFileOpenGives) {
   ASSERT_OK(w->Append(plain));
   w.reset();
   int fd = -1;
-  uint64_t size = 0;
-  ASSERT_OK(RandomAccessFile::OpenDescriptorAt(AT_FDCWD, path.c_str(), path, &fd, &size));
+  struct stat st;
+  ASSERT_OK(RandomAccessFile::OpenDescriptorAt(AT_FDCWD, path.c_str(), path, &fd, &st));
   std::unique_ptr<RandomAccessFile> r;
-  ASSERT_OK(RandomAccessFile::FromOpenFd(fd, path, size, &sk, &r));
+  ASSERT_OK(RandomAccessFile::FromOpenFd(fd, path, st.st_size, &sk, &r));
   EXPECT_TRUE(r->encrypted());
   EXPECT_EQ(564u, r->size());
   std::string got(500, '\0');
@@ -237,8 +237,8 @@ TEST_F(EncryptedFileTest, FileFromAnOpenDescriptorIsTheFileOpenGives) {
   // descriptor closed.
   const std::string tiny = dir_.Join("tiny");
   ASSERT_OK(test::WriteStringToFile(tiny, "kuduenc"));
-  ASSERT_OK(RandomAccessFile::OpenDescriptorAt(AT_FDCWD, tiny.c_str(), tiny, &fd, &size));
-  Status s = RandomAccessFile::FromOpenFd(fd, tiny, size, &sk, &r);
+  ASSERT_OK(RandomAccessFile::OpenDescriptorAt(AT_FDCWD, tiny.c_str(), tiny, &fd, &st));
+  Status s = RandomAccessFile::FromOpenFd(fd, tiny, st.st_size, &sk, &r);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_TRUE(Contains(s.ToString(), tiny)) << s.ToString();
   EXPECT_EQ(-1, ::fcntl(fd, F_GETFD));

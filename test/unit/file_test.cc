@@ -139,8 +139,9 @@ TEST_F(FileTest, OpenDescriptorAtHoldsARegularFileForLaterReads) {
   env::OpenDirs dirs;
   ASSERT_OK(dirs.Add(dir_.Join("held")));
   int fd = -1;
-  uint64_t size = 0;
-  ASSERT_OK(RandomAccessFile::OpenDescriptorAt(dirs.fds()[0], "a.metadata", path, &fd, &size));
+  struct stat st;
+  ASSERT_OK(RandomAccessFile::OpenDescriptorAt(dirs.fds()[0], "a.metadata", path, &fd, &st));
+  const uint64_t size = st.st_size;
   EXPECT_EQ(3000u, size);
   // Read later, after the name is gone: the descriptor is the file.
   ASSERT_OK(env::DeleteFile(path));
@@ -158,28 +159,28 @@ TEST_F(FileTest, OpenDescriptorAtHoldsARegularFileForLaterReads) {
 TEST_F(FileTest, OpenDescriptorAtRefusesWhatIsNotARegularFileWithoutBlocking) {
   const int dir = AT_FDCWD;
   int fd = -1;
-  uint64_t size = 0;
+  struct stat st;
   // A FIFO would block an open without O_NONBLOCK; a directory opens but is
   // no file to read; neither leaves a descriptor behind.
   const std::string fifo = dir_.Join("f.metadata");
   ASSERT_EQ(0, ::mkfifo(fifo.c_str(), 0644));
-  Status s = RandomAccessFile::OpenDescriptorAt(dir, fifo.c_str(), fifo, &fd, &size);
+  Status s = RandomAccessFile::OpenDescriptorAt(dir, fifo.c_str(), fifo, &fd, &st);
   EXPECT_TRUE(s.IsIllegalState()) << s.ToString();
   EXPECT_TRUE(Contains(s.ToString(), fifo)) << s.ToString();
   ASSERT_OK(env::CreateDirs(dir_.Join("d.metadata")));
   s = RandomAccessFile::OpenDescriptorAt(dir, dir_.Join("d.metadata").c_str(),
-                                         dir_.Join("d.metadata"), &fd, &size);
+                                         dir_.Join("d.metadata"), &fd, &st);
   EXPECT_TRUE(s.IsIllegalState()) << s.ToString();
   // A symlink, even to a regular file, is not followed: the caller stats
   // the name instead, which says what the link is.
   const std::string target = MakeFile("t", "bytes");
   const std::string link = dir_.Join("l.metadata");
   ASSERT_EQ(0, ::symlink(target.c_str(), link.c_str()));
-  s = RandomAccessFile::OpenDescriptorAt(dir, link.c_str(), link, &fd, &size);
+  s = RandomAccessFile::OpenDescriptorAt(dir, link.c_str(), link, &fd, &st);
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(ELOOP, s.posix_code()) << s.ToString();
   const std::string missing = dir_.Join("m.metadata");
-  s = RandomAccessFile::OpenDescriptorAt(dir, missing.c_str(), missing, &fd, &size);
+  s = RandomAccessFile::OpenDescriptorAt(dir, missing.c_str(), missing, &fd, &st);
   EXPECT_TRUE(s.IsNotFound()) << s.ToString();
   EXPECT_TRUE(Contains(s.ToString(), missing)) << s.ToString();
 }

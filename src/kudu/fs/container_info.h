@@ -75,6 +75,10 @@ struct ContainerInfo {
   uint64_t metadata_size = 0;
   bool encrypted = false;      // opened with a server key
   uint64_t fs_block_size = 4096;
+  // Whether this process may open each file for reading and writing, as a
+  // server opens both (from the listing's stat; true when missing).
+  bool metadata_read_write = true;
+  bool data_read_write = true;
 
   // Container-level check: a crash while creating (or deleting) it left a
   // container with nothing in it. Not replayed further, not counted as a

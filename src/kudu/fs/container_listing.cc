@@ -112,11 +112,10 @@ bool MayReadAndWrite(int dir_fd, const std::string& name, const struct stat& st)
   return ::faccessat(dir_fd, name.c_str(), R_OK | W_OK, AT_EACCESS) == 0;
 }
 
-// Notes one listed file of a container (its size included), found by its
-// name in `dir_fd`, the container's data/. A file that is not a regular
-// file makes the container fatal (§4.1) without being opened; so does a
-// data file this process could not open for reading and writing, as Kudu
-// opens every data file at startup (log_block_manager.cc, in every mode).
+// Notes one listed file of a container (its size included, and whether it
+// could be opened for reading and writing), found by its name in `dir_fd`,
+// the container's data/. A file that is not a regular file makes the
+// container fatal (§4.1) without being opened.
 Status AddContainerFile(int dir_fd, const std::string& path, bool is_metadata, ContainerInfo* c) {
   struct stat st;
   const std::string name = c->id + (is_metadata ? kMetadataSuffix : kDataSuffix);
@@ -130,17 +129,15 @@ Status AddContainerFile(int dir_fd, const std::string& path, bool is_metadata, C
   }
   RETURN_NOT_OK(s);
   const uint64_t size = static_cast<uint64_t>(st.st_size);
+  const bool read_write = MayReadAndWrite(dir_fd, name, st);
   if (is_metadata) {
     c->has_metadata = true;
     c->metadata_size = size;
+    c->metadata_read_write = read_write;
   } else {
     c->has_data = true;
     c->data_size = size;
-    if (!MayReadAndWrite(dir_fd, name, st)) {
-      c->AddProblem(ContainerProblem::Kind::kIOError, path, 0,
-                    Status::IOError(path + ": Permission denied: a server opens every data "
-                                    "file for reading and writing"));
-    }
+    c->data_read_write = read_write;
   }
   return Status::OK();
 }
@@ -225,15 +222,16 @@ Status PairContainerFiles(uint32_t dir_index, const std::string& data_dir,
 bool HoldMetadataFile(int dir_fd, ContainerInfo* c, int* held, std::atomic<int64_t>* budget) {
   if (budget->fetch_sub(1, std::memory_order_relaxed) <= 0) return false;
   const char* name = c->metadata_path.c_str() + (c->path.size() - c->id.size());
-  uint64_t size;
-  Status s = RandomAccessFile::OpenDescriptorAt(dir_fd, name, c->metadata_path, held, &size);
+  struct stat st;
+  Status s = RandomAccessFile::OpenDescriptorAt(dir_fd, name, c->metadata_path, held, &st);
   if (!s.ok()) {
     *held = -1;
     if (s.posix_code() == EMFILE || s.posix_code() == ENFILE) budget->store(0);
     return false;
   }
   c->has_metadata = true;
-  c->metadata_size = size;
+  c->metadata_size = static_cast<uint64_t>(st.st_size);
+  c->metadata_read_write = MayReadAndWrite(dir_fd, name, st);
   return true;
 }
 

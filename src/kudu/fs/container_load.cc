@@ -79,6 +79,19 @@ std::unique_ptr<RandomAccessFile> OpenMetadata(ContainerInfo* c, int data_dir_fd
   return file;
 }
 
+// False, with the container's fatal problem, when the listing found that
+// one of its files could not be opened for reading and writing.
+bool OpenableForWriting(ContainerInfo* c) {
+  const std::string* refused = !c->metadata_read_write ? &c->metadata_path
+                               : !c->data_read_write   ? &c->data_path
+                                                       : nullptr;
+  if (refused == nullptr) return true;
+  c->AddProblem(ContainerProblem::Kind::kIOError, *refused, 0,
+                Status::IOError(*refused + ": Permission denied: a server opens every container "
+                                "file for reading and writing"));
+  return false;
+}
+
 // How the replay ended, and the problem it is when it did not end well.
 void RecordOutcome(const ContainerReplayResult& r, ContainerInfo* c) {
   c->replayed = true;
@@ -319,6 +332,12 @@ LiveBlocks LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
                                      " is missing)"));
     return {};
   }
+  // Kudu opens both files of such a container for reading and writing,
+  // the metadata file first, in every mode (log_block_manager.cc 1291-1309):
+  // one this process may not write is a container a server cannot open.
+  // Not before: an incomplete container and the naive replay of one without
+  // its data file only read.
+  if (c->has_data && !OpenableForWriting(c)) return {};
   // The metadata file first: a container whose metadata cannot be opened
   // (its encryption header included) is reported for that, not for its
   // data file's header.

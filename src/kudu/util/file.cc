@@ -59,7 +59,7 @@ ssize_t FaultedLength(IoFault fault, size_t want) {
 // retried on EINTR, then the size; the fd is closed on failure. Errors name
 // `path`.
 Status OpenAndStat(int dir_fd, const char* name, const std::string& path, int flags, int* fd_out,
-                   uint64_t* size) {
+                   uint64_t* size, struct stat* st_out = nullptr) {
   int fd;
   do {
     fd = ::openat(dir_fd, name, flags, 0644);
@@ -80,6 +80,7 @@ Status OpenAndStat(int dir_fd, const char* name, const std::string& path, int fl
   }
   *fd_out = fd;
   *size = static_cast<uint64_t>(st.st_size);
+  if (st_out != nullptr) *st_out = st;
   return Status::OK();
 }
 
@@ -109,9 +110,10 @@ Status RandomAccessFile::OpenAt(int dir_fd, const std::string& path, const Serve
 }
 
 Status RandomAccessFile::OpenDescriptorAt(int dir_fd, const char* name, const std::string& path,
-                                          int* fd, uint64_t* size) {
+                                          int* fd, struct stat* st) {
+  uint64_t size;
   return OpenAndStat(dir_fd, name, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, fd,
-                     size);
+                     &size, st);
 }
 
 Status RandomAccessFile::FromOpenFd(int fd, const std::string& path, uint64_t size,

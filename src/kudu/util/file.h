@@ -24,6 +24,8 @@
 // ciphertext and decrypt it themselves.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -69,13 +71,13 @@ class RandomAccessFile {
   static Status OpenAt(int dir_fd, const std::string& path, const ServerKey* server_key,
                        std::unique_ptr<RandomAccessFile>* file);
   // Opens the regular file `name` in `dir_fd` for reading later
-  // (FromOpenFd) and learns its size: for a caller that needs the sizes of
+  // (FromOpenFd) and learns its stat: for a caller that needs the sizes of
   // thousands of files before it reads them, and would otherwise stat each
   // by name and then look the name up again to open it. A symlink is not
   // followed (ELOOP) and anything but a regular file is refused
   // (IllegalState) without blocking on it; errors name `path`.
   static Status OpenDescriptorAt(int dir_fd, const char* name, const std::string& path, int* fd,
-                                 uint64_t* size);
+                                 struct stat* st);
   // A file over `fd` (from OpenDescriptorAt; taken: closed with the file, or
   // here on failure) of `size` bytes, named `path`; with a server key its
   // encryption header is read and checked, as Open does.
