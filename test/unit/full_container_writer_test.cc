@@ -177,6 +177,45 @@ TEST_F(FullContainerWriterTest, OneTimePerMetadataWrite) {
   EXPECT_EQ(t[5], t[7]);
 }
 
+// A batch that spills into a second container is two metadata writes, and
+// Kudu stamps each (AddBlockIdsToMetadata, once per container) with its
+// own time.
+TEST_F(FullContainerWriterTest, EachContainersShareOfABatchHasItsOwnTime) {
+  ContainerWriterOptions o = Options();
+  o.roll_after_blocks = 2;
+  LogWritableBlockManager bm(o);
+  ASSERT_OK(bm.Open());
+  Create(&bm, 4);
+  ASSERT_OK(bm.Close());
+  ASSERT_EQ(2u, bm.containers().size());
+  std::vector<uint64_t> t;
+  for (const auto& c : bm.containers()) {
+    std::vector<BlockRecordPB> recs;
+    ASSERT_OK(ReadMetadataRecords(c->metadata_path(), nullptr, &recs));
+    ASSERT_EQ(2u, recs.size());
+    EXPECT_EQ(recs[0].timestamp_us(), recs[1].timestamp_us());
+    t.push_back(recs[0].timestamp_us());
+  }
+  EXPECT_LT(t[0], t[1]);
+}
+
+// The per-container block counts of a workload follow the order in which
+// containers were created, also after a dead full container was deleted.
+TEST_F(FullContainerWriterTest, BlockCountsFollowCreationOrderAfterADeletion) {
+  ContainerWriterOptions o = Options();
+  o.max_container_size = 8192;
+  o.container_block_limits = {1, 2, 1};
+  LogWritableBlockManager bm(o);
+  ASSERT_OK(bm.Open());
+  const std::vector<BlockId> first = Create(&bm, 1, 8192);  // full at once
+  ASSERT_OK(bm.DeleteBlocks(first));                        // dead: deleted
+  ASSERT_EQ(0u, bm.containers().size());
+  Create(&bm, 3);
+  ASSERT_EQ(2u, bm.containers().size());
+  EXPECT_EQ(2, bm.containers()[0]->total_blocks());  // the second container's limit
+  EXPECT_EQ(1, bm.containers()[1]->total_blocks());  // the third's
+}
+
 }  // namespace
 }  // namespace fs
 }  // namespace kudu

@@ -385,6 +385,7 @@ class LogWritableBlockManager {
   SeededRandom rng_;
   bool opened_ = false;
   size_t next_dir_ = 0;
+  size_t containers_created_ = 0;
   uint64_t next_block_id_;
   uint64_t blocks_created_ = 0;
   uint64_t blocks_deleted_ = 0;

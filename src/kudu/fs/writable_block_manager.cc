@@ -121,7 +121,8 @@ Status LogWritableBlockManager::RollContainer() {
   p.version = opts_.container_version;
   p.sync = opts_.sync;
   p.sparse_data = opts_.sparse_data;
-  const size_t index = containers_.size();
+  // By creation order: a dead container deleted since leaves containers_.
+  const size_t index = containers_created_;
   p.roll_after_blocks = index < opts_.container_block_limits.size()
                             ? opts_.container_block_limits[index]
                             : opts_.roll_after_blocks;
@@ -141,6 +142,7 @@ Status LogWritableBlockManager::RollContainer() {
   }
   RETURN_NOT_OK(s);
   next_dir_++;
+  containers_created_++;
   current_ = c.get();
   containers_.push_back(std::move(c));
   return Touch(current_);
@@ -175,14 +177,17 @@ Status LogWritableBlockManager::CreateBlocks(const std::vector<Slice>& data,
   ids->clear();
   std::vector<PendingCreate>& pending = pending_;
   pending.clear();
-  // One time for the records of one metadata write, as Kudu stamps them.
-  uint64_t now = NowMicros();
+  // One time for the records of one metadata write (one container's share
+  // of the batch), as Kudu stamps them.
+  const LogBlockContainerWriter* stamped = nullptr;
+  uint64_t now = 0;
   for (const Slice& d : data) {
-    if (current_ == nullptr) {
-      RETURN_NOT_OK(RollContainer());
-      if (!pending.empty()) now = NowMicros();
-    }
+    if (current_ == nullptr) RETURN_NOT_OK(RollContainer());
     LogBlockContainerWriter* c = current_;
+    if (c != stamped) {
+      stamped = c;
+      now = NowMicros();
+    }
     int64_t offset = 0;
     RETURN_NOT_OK(Touch(c));
     RETURN_NOT_OK(c->AppendBlockData(d, &offset));
