@@ -369,6 +369,57 @@ TEST_F(GenerateTest, WhatTheRootsHoldDecides) {
   }
 }
 
+// Roots named through symlinks that do not resolve yet: a WAL root that is
+// the data root under another name is one directory with one `instance`;
+// two data roots that are one directory are a usage error. A root that
+// cannot be made is a usage error before anything is written, and a format
+// that fails leaves no instance file behind to make the roots "partly
+// formatted" for the next run.
+TEST_F(GenerateTest, RootsUnderTwoNamesOrUnmakeable) {
+  auto generate = [&](const std::vector<std::string>& dirs) {
+    std::vector<std::string> args = {"fs", "generate", "--containers=2", "--blocks_per_container=3"};
+    args.insert(args.end(), dirs.begin(), dirs.end());
+    return RunKudu(tmp_, args);
+  };
+  const std::string a = tmp_.Join("a"), w = tmp_.Join("w");
+  ASSERT_EQ(0, ::symlink(a.c_str(), w.c_str()));  // dangling until a is made
+  RunResult r = generate({"--fs_data_dirs=" + a, "--fs_wal_dir=" + w});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  RunResult check = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + a, "--fs_wal_dir=" + w});
+  EXPECT_EQ(0, check.exit_status) << Describe(check);
+
+  const std::string b = tmp_.Join("b"), c = tmp_.Join("c");
+  ASSERT_EQ(0, ::symlink(b.c_str(), c.c_str()));
+  RunResult twice = generate({"--fs_data_dirs=" + b + "," + c});
+  EXPECT_EQ(2, twice.exit_status) << Describe(twice);
+  EXPECT_NE(std::string::npos, twice.err.find("are the same directory")) << twice.err;
+  EXPECT_FALSE(env::FileExists(env::JoinPath(b, "instance")));
+  EXPECT_FALSE(env::FileExists(env::JoinPath(b, "data/block_manager_instance")));
+  RunResult once = generate({"--fs_data_dirs=" + b});
+  EXPECT_EQ(0, once.exit_status) << Describe(once);
+
+  const std::string d = tmp_.Join("d"), file = tmp_.Join("f");
+  ASSERT_OK(test::WriteStringToFile(file, "x"));
+  RunResult unmakeable = generate({"--fs_data_dirs=" + d, "--fs_wal_dir=" + file + "/wal"});
+  EXPECT_EQ(2, unmakeable.exit_status) << Describe(unmakeable);
+  EXPECT_FALSE(env::FileExists(env::JoinPath(d, "instance")));
+  RunResult again = generate({"--fs_data_dirs=" + d});
+  EXPECT_EQ(0, again.exit_status) << Describe(again);
+
+  // The format fails after the instance files (a file where wals/ goes):
+  // exit 1, and they are gone again.
+  const std::string e = tmp_.Join("e"), g = tmp_.Join("g");
+  ASSERT_OK(env::CreateDirs(g));
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(g, "wals"), "x"));
+  RunResult midway = generate({"--fs_data_dirs=" + e, "--fs_wal_dir=" + g});
+  EXPECT_EQ(1, midway.exit_status) << Describe(midway);
+  EXPECT_FALSE(env::FileExists(env::JoinPath(e, "instance")));
+  EXPECT_FALSE(env::FileExists(env::JoinPath(g, "instance")));
+  ASSERT_OK(env::DeleteFile(env::JoinPath(g, "wals")));
+  RunResult after = generate({"--fs_data_dirs=" + e, "--fs_wal_dir=" + g});
+  EXPECT_EQ(0, after.exit_status) << Describe(after);
+}
+
 // Two runs into the same fresh roots at once: one writes, the other is
 // refused (the first instance file decides a format, the locks the rest),
 // and what is on disk is exactly the winner's.

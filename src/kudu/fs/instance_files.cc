@@ -27,6 +27,10 @@
 #include <ctime>
 #include <memory>
 #include <set>
+#include <utility>
+#include <vector>
+
+#include <glog/logging.h>
 
 #include "kudu/fs/buffer_record_source.h"
 #include "kudu/fs/temp_files.h"
@@ -231,15 +235,20 @@ Status ReadPBContainerFromPath(const std::string& path, google::protobuf::Messag
   return Status::OK();
 }
 
-Status FormatRoots(const FormatOptions& opts) {
-  if (opts.data_roots.empty()) return Status::InvalidArgument("no data roots to format");
-  const std::string wal = opts.wal_root.empty() ? opts.data_roots[0] : opts.wal_root;
-  const std::string meta = opts.metadata_root.empty() ? wal : opts.metadata_root;
-  std::vector<std::string> roots = opts.data_roots;
-  for (const std::string& r : {wal, meta}) {
-    if (std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
-  }
+namespace {
 
+// The directory `path` names (it exists), whatever the name.
+Status DirIdentity(const std::string& path, std::pair<dev_t, ino_t>* id) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(path, errno);
+  *id = {st.st_dev, st.st_ino};
+  return Status::OK();
+}
+
+// Writes the files of a format, given its directories (all made).
+Status WriteFormat(const FormatOptions& opts, const std::vector<std::string>& instance_roots,
+                   const std::string& wal, const std::string& meta,
+                   std::vector<std::string>* written) {
   InstanceMetadataPB instance;
   RETURN_NOT_OK(RandomUuid(instance.mutable_uuid()));
   instance.set_format_stamp(FormatStamp());
@@ -251,11 +260,11 @@ Status FormatRoots(const FormatOptions& opts) {
     RETURN_NOT_OK(RandomHex16(instance.mutable_server_key_iv()));
     instance.set_server_key_version(kDefaultKeyVersion);
   }
-  for (const std::string& root : roots) {
-    RETURN_NOT_OK_PREPEND(env::CreateDirs(root), "cannot create " + root);
+  for (const std::string& root : instance_roots) {
     // Never over an instance file: of two formats of the same roots at
     // once, the one that loses the race for the first file fails.
     RETURN_NOT_OK(WritePBContainer(InstanceFilePath(root), instance, /*replace=*/false));
+    written->push_back(InstanceFilePath(root));
   }
   RETURN_NOT_OK(env::CreateDirs(env::JoinPath(wal, "wals")));
   RETURN_NOT_OK(env::CreateDirs(env::JoinPath(meta, "tablet-meta")));
@@ -267,7 +276,6 @@ Status FormatRoots(const FormatOptions& opts) {
   std::sort(all.begin(), all.end());
   for (size_t i = 0; i < opts.data_roots.size(); i++) {
     const std::string data = env::JoinPath(opts.data_roots[i], "data");
-    RETURN_NOT_OK_PREPEND(env::CreateDirs(data), "cannot create " + data);
     uint64_t block_size = 0;
     RETURN_NOT_OK(ProbeFileBlockSize(data, &block_size));
     DirInstanceMetadataPB dir;
@@ -276,8 +284,57 @@ Status FormatRoots(const FormatOptions& opts) {
     dir.set_dir_type(kLogDirType);
     dir.set_filesystem_block_size_bytes(block_size);
     RETURN_NOT_OK(WritePBContainer(DirInstanceFilePath(opts.data_roots[i]), dir, /*replace=*/false));
+    written->push_back(DirInstanceFilePath(opts.data_roots[i]));
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status FormatRoots(const FormatOptions& opts) {
+  if (opts.data_roots.empty()) return Status::InvalidArgument("no data roots to format");
+  const std::string wal = opts.wal_root.empty() ? opts.data_roots[0] : opts.wal_root;
+  const std::string meta = opts.metadata_root.empty() ? wal : opts.metadata_root;
+  // Every directory first, so that a root that cannot be made fails the
+  // format before any file is written.
+  std::vector<std::string> roots = opts.data_roots;
+  roots.push_back(wal);
+  roots.push_back(meta);
+  for (const std::string& root : roots) {
+    RETURN_NOT_OK_PREPEND(env::CreateDirs(root), "cannot create " + root);
+  }
+  for (const std::string& root : opts.data_roots) {
+    const std::string data = env::JoinPath(root, "data");
+    RETURN_NOT_OK_PREPEND(env::CreateDirs(data), "cannot create " + data);
+  }
+  // One instance file per directory, however many names it has (a WAL root
+  // that is a data root through a symlink); two data roots in one
+  // directory are one dir named twice, which Kudu refuses.
+  std::vector<std::string> instance_roots;
+  std::vector<std::pair<dev_t, ino_t>> seen;
+  for (size_t i = 0; i < roots.size(); i++) {
+    std::pair<dev_t, ino_t> id;
+    RETURN_NOT_OK(DirIdentity(roots[i], &id));
+    const auto same = std::find(seen.begin(), seen.end(), id);
+    if (same == seen.end()) {
+      seen.push_back(id);
+      instance_roots.push_back(roots[i]);
+    } else if (i < opts.data_roots.size()) {
+      return Status::InvalidArgument(instance_roots[same - seen.begin()] + " and " + roots[i] +
+                                     " are the same directory");
+    }
+  }
+  // A format that fails part way takes back the files it wrote, so that the
+  // roots are left unformatted, not partly formatted.
+  std::vector<std::string> written;
+  Status s = WriteFormat(opts, instance_roots, wal, meta, &written);
+  if (!s.ok()) {
+    for (const std::string& f : written) {
+      Status d = env::DeleteFile(f);
+      if (!d.ok()) LOG(WARNING) << "could not remove " << f << " after a failed format: " << d.ToString();
+    }
+  }
+  return s;
 }
 
 Status ServerKeyFromField(const std::string& path, const std::string& what,

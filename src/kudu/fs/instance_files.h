@@ -65,9 +65,12 @@ struct FormatOptions {
   const ServerKey* server_key = nullptr;
 };
 // Writes `instance` in every root, wals/, tablet-meta/, consensus-meta/ and
-// each data root's data/block_manager_instance. The roots' data/ dirs are
-// created when missing. An instance file that exists already is not
-// replaced: AlreadyPresent, as Kudu's format refuses roots that exist.
+// each data root's data/block_manager_instance. The roots and their data/
+// dirs are created first when missing; a root that is another under a
+// second name gets no second `instance`, and two data roots in one
+// directory are InvalidArgument. An instance file that exists already is
+// not replaced: AlreadyPresent, as Kudu's format refuses roots that exist.
+// On any failure the files written are removed again (directories stay).
 Status FormatRoots(const FormatOptions& opts);
 
 // What the instance files of a server say, once checked (§1 "What the open

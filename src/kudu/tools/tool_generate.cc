@@ -126,21 +126,23 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 // is there already (a second run would mix block id ranges and could reuse
 // a seeded container id). Creates nothing: a run that fails later must
 // leave the roots as they were.
+// The format makes a root that is missing: its nearest existing parent (or
+// the root itself) must be a directory that takes it. `what` names the root.
+Status CheckRootCanBeMade(const std::string& what, const std::string& root) {
+  std::string parent = root;
+  while (!env::FileExists(parent) && parent != env::DirName(parent)) {
+    parent = env::DirName(parent);
+  }
+  if (!env::IsWritableDir(parent)) {
+    return Status::InvalidArgument(what + " " + root + " cannot be made: " + parent +
+                                   " is not a writable directory");
+  }
+  return Status::OK();
+}
+
 Status CheckDataDir(const std::string& root) {
   const std::string data = fs::LogBlockContainerWriter::DataDir(root);
-  if (!env::FileExists(data)) {
-    // The format makes what is missing: its nearest existing parent must
-    // take it.
-    std::string parent = root;
-    while (!env::FileExists(parent) && parent != env::DirName(parent)) {
-      parent = env::DirName(parent);
-    }
-    if (!env::IsWritableDir(parent)) {
-      return Status::InvalidArgument("data dir " + root + " cannot be made: " + parent +
-                                     " is not a writable directory");
-    }
-    return Status::OK();
-  }
+  if (!env::FileExists(data)) return CheckRootCanBeMade("data dir", root);
   if (!env::IsWritableDir(data)) {
     return Status::InvalidArgument("data dir " + root + " is not writable");
   }
@@ -224,6 +226,10 @@ int RunGenerate(const std::vector<std::string>& args) {
     s = CheckDataDir(root);
     if (!s.ok()) return UsageError(s.message());
   }
+  for (const std::string& root : NonDataRoots(roots)) {
+    s = CheckRootCanBeMade("root", root);
+    if (!s.ok()) return UsageError(s.message());
+  }
   bool formatted = false;
   s = FindLayout(roots, &formatted);
   if (!s.ok()) return UsageError(s.message());
@@ -248,6 +254,7 @@ int RunGenerate(const std::vector<std::string>& args) {
     if (s.IsAlreadyPresent()) {
       return UsageError(s.message() + ": another run formatted the roots at the same time");
     }
+    if (s.IsInvalidArgument()) return UsageError(s.message());  // one dir named twice
     if (!s.ok()) {
       std::cerr << "kudu: error: generate failed: " << s.ToString() << std::endl;
       return kExitInconsistent;
