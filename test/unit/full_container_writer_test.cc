@@ -113,9 +113,16 @@ TEST_F(FullContainerWriterTest, AFullContainerDiesWithItsLastBlock) {
     const std::string full_metadata = bm.containers()[0]->metadata_path();
     ASSERT_OK(bm.DeleteBlock(ids[0]));
     EXPECT_TRUE(env::FileExists(full_data));
+    uint64_t full_metadata_size = 0;
+    ASSERT_OK(env::GetFileSize(full_metadata, &full_metadata_size));
+    const uint64_t last_delete = bm.containers()[0]->metadata_size();
     ASSERT_OK(bm.DeleteBlocks({ids[1], ids[2]}));
     EXPECT_EQ(delete_dead, !env::FileExists(full_data));
     EXPECT_EQ(delete_dead, !env::FileExists(full_metadata));
+    // What it wrote still counts among the bytes written.
+    EXPECT_EQ(full_metadata_size, last_delete);
+    if (delete_dead) EXPECT_LT(full_metadata_size, bm.deleted_metadata_bytes());
+    if (!delete_dead) EXPECT_EQ(0u, bm.deleted_metadata_bytes());
     EXPECT_EQ(delete_dead ? 1u : 2u, bm.containers().size());
     // The container being filled has no live block either, but takes more.
     EXPECT_TRUE(env::FileExists(bm.containers().back()->data_path()));

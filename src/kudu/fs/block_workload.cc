@@ -181,6 +181,7 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
     result->metadata_bytes += c->metadata_size();
     result->container_ids.push_back(c->id());
   }
+  result->metadata_bytes_written = result->metadata_bytes + bm.deleted_metadata_bytes();
   // Nothing is drawn from here on, so the seed's files are the same either way.
   std::vector<BlockId>().swap(live);
   GeneratedBlock b;

@@ -86,7 +86,8 @@ struct BlockWorkloadResult {
   uint64_t blocks_deleted = 0;
   uint64_t live_bytes = 0;
   uint64_t data_bytes_written = 0;
-  uint64_t metadata_bytes = 0;
+  uint64_t metadata_bytes = 0;          // of the containers on disk
+  uint64_t metadata_bytes_written = 0;  // dead containers deleted since included
   // Container ids in the order the containers were created.
   std::vector<std::string> container_ids;
   // Every live block, sorted by id (empty with on_live_block).

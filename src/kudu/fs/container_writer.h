@@ -350,6 +350,9 @@ class LogWritableBlockManager {
   uint64_t blocks_deleted() const { return blocks_deleted_; }
   // Block payload bytes written (not counting alignment gaps).
   uint64_t data_bytes_written() const { return data_bytes_written_; }
+  // Metadata bytes of the dead containers deleted: with the containers'
+  // metadata sizes, every metadata byte written.
+  uint64_t deleted_metadata_bytes() const { return deleted_metadata_bytes_; }
   // The container new blocks currently go to, or null.
   const LogBlockContainerWriter* current_container() const { return current_; }
 
@@ -390,6 +393,7 @@ class LogWritableBlockManager {
   uint64_t blocks_created_ = 0;
   uint64_t blocks_deleted_ = 0;
   uint64_t data_bytes_written_ = 0;
+  uint64_t deleted_metadata_bytes_ = 0;
 
   std::vector<std::unique_ptr<LogBlockContainerWriter>> containers_;
   LogBlockContainerWriter* current_ = nullptr;

@@ -317,6 +317,7 @@ Status LogWritableBlockManager::DeleteDeadContainer(LogBlockContainerWriter* c) 
   // Data file first, as Kudu: a crash before the metadata file goes leaves
   // a metadata file whose records end with the last DELETE, which the open
   // takes for an incomplete container.
+  deleted_metadata_bytes_ += c->metadata_size();
   Status s = c->DeleteFiles();
   for (auto it = containers_.begin(); it != containers_.end(); ++it) {
     if (it->get() == c) {

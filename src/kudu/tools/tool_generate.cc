@@ -328,7 +328,7 @@ int RunGenerate(const std::vector<std::string>& args) {
        << (dirs.size() == 1 ? " data dir: " : " data dirs: ") << result.live.size() << " live blocks (" << result.live_bytes
        << " bytes), " << result.blocks_deleted << " deleted blocks, "
        << result.blocks_created + result.blocks_deleted << " records, "
-       << result.data_bytes_written << " data bytes and " << result.metadata_bytes
+       << result.data_bytes_written << " data bytes and " << result.metadata_bytes_written
        << " metadata bytes written; seed " << opts.seed << ", "
        << (encrypt ? "encrypted" : "not encrypted") << ", ";
   char t[32];
