@@ -214,6 +214,34 @@ TEST(BenchServerWorkloadsTest, EncryptedLiveHeavyStateHasTheLiveBlockTarget) {
   EXPECT_FALSE((*deleted)["measured"].get<bool>()) << deleted->dump();
 }
 
+// A G3 state is written under the --log_container_max_blocks its open is
+// given: each container is full as a server leaves it, its data file cut
+// to the next block offset, a multiple of the block size.
+TEST(BenchServerWorkloadsTest, LimitedContainersAreWrittenFull) {
+  TempDir tmp;
+  const std::string dir = tmp.Join("states");
+  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=G3-max1000", "--bench_scale=0.01",
+                              "--bench_repetitions=1", "--bench_strategies=auto",
+                              "--bench_cache_mode=warm", "--bench_keep_generated",
+                              "--bench_dir=" + dir, "--format=json"});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  std::vector<std::string> runs;
+  ASSERT_OK(env::ListDir(dir, &runs));
+  ASSERT_EQ(1u, runs.size());  // the run's own kudu-bench.XXXXXX
+  const std::string data = dir + "/" + runs[0] + "/G3-max1000/d0/data";
+  std::vector<std::string> names;
+  ASSERT_OK(env::ListDir(data, &names));
+  int full = 0;
+  for (const std::string& n : names) {
+    if (n.size() < 5 || n.compare(n.size() - 5, 5, ".data") != 0) continue;
+    struct stat st;
+    ASSERT_EQ(0, ::stat((data + "/" + n).c_str(), &st)) << n;
+    EXPECT_EQ(0, st.st_size % 4096) << n << ": " << st.st_size;
+    full++;
+  }
+  EXPECT_EQ(100, full);
+}
+
 TEST(BenchServerWorkloadsTest, SparseTailIsNotRead) {
   TempDir tmp;
   // Scale 0.02: an 82 MiB hole after the last container's records, more

@@ -353,6 +353,9 @@ Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
     opts.writer.algorithm = CipherAlgorithm::kAes128Ctr;
   }
   opts.writer.sparse_data = w.sparse_data;
+  // Written under the limit its open is given, so that its containers are
+  // full as a server leaves them (cut to the next block offset).
+  if (w.max_container_blocks > 0) opts.writer.max_container_blocks = w.max_container_blocks;
   opts.containers = w.containers;
   opts.blocks_per_container = w.blocks_per_container;
   opts.container_blocks = w.container_blocks;
