@@ -21,6 +21,7 @@
 // the next block offset, the highest id, the owner and the mode, a partial
 // record that is never truncated when a valid record follows it, and
 // entries that only look like temporary files.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -298,6 +299,51 @@ TEST_P(RepairStepsTest, ExtraSpaceIsTruncatedAndDeadBlocksRepunched) {
   const ContainerInfo* u = Find(after, unpunched.container);
   ASSERT_NE(nullptr, u);
   EXPECT_LE(Allocated(unpunched.file), u->live_bytes_aligned * 11 / 10);
+}
+
+// Space allocated past the end of a full data file that ends at its next
+// block offset (a preallocation that kept the size): the cut to the next
+// block offset is not needed to shorten the file, but it frees that space,
+// as Kudu's unconditional truncation does. Not cutting it left the entry
+// "repaired" at every run and the space allocated.
+TEST_P(RepairStepsTest, SpaceAllocatedPastTheEndOfAFullDataFileIsFreed) {
+  const std::string root = tmp_.Join("d");
+  fs::BlockWorkloadOptions wo;
+  wo.writer.data_dirs = {root};
+  wo.writer.server_key = k_;
+  wo.writer.sync = false;
+  wo.writer.fs_block_size = 4096;
+  wo.writer.max_container_blocks = 4;  // full, and cut to the next block offset
+  wo.containers = 1;
+  wo.blocks_per_container = 4;
+  wo.deleted_block_percentage = 0;
+  wo.seed = 5;
+  fs::BlockWorkloadResult gen;
+  ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+  OpenResult before;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, false), &before));
+  ASSERT_EQ(1u, before.containers.size());
+  const ContainerInfo& c = before.containers[0];
+  ASSERT_TRUE(c.data_full);
+  ASSERT_EQ(c.next_write_offset, c.data_size);
+  const int fd = ::open(c.data_path.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  const bool preallocated =
+      ::fallocate(fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(c.data_size), 1 << 20) == 0;
+  ::close(fd);
+  if (!preallocated) GTEST_SKIP() << "no fallocate on this filesystem";
+  ASSERT_GT(Allocated(c.data_path), c.data_size + (512u << 10));
+
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, true), &r));
+  EXPECT_TRUE(r.repairs.errors.empty()) << r.repairs.status.ToString();
+  EXPECT_EQ(1u, r.repairs.extra_space_repaired);
+  EXPECT_EQ(c.data_size, test::FileSizeOrDie(c.data_path));
+  EXPECT_LE(Allocated(c.data_path), c.data_size);
+  OpenResult after;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, false), &after));
+  EXPECT_EQ(test::LiveSetOf(before), test::LiveSetOf(after));
+  EXPECT_FALSE(after.containers[0].extra_space);
 }
 
 // A container full by its metadata size alone keeps its data file's size,

@@ -163,10 +163,12 @@ Status Repairer::RepairDir(const std::vector<size_t>& members) {
     // Full by metadata size alone leaves the data file as it is, and the
     // entry is repaired all the same: the truncation was not needed, and
     // step 6 punches the dead blocks' space (§7 step 2, as Kudu does).
-    // Nor is it needed when the file ends at or before the next block
-    // offset: a cut there would grow it (a zero-length block may stand far
-    // past the end, §4.2), to a size the filesystem may refuse.
-    if (!rep.dead_deleted && c.data_full && c.data_size > c.next_write_offset) {
+    // Nor when the file ends before the next block offset: a cut there
+    // would grow it (a zero-length block may stand far past the end, §4.2),
+    // to a size the filesystem may refuse. At the offset itself it is cut
+    // all the same, as Kudu does: that frees space allocated past the end
+    // (a preallocation that kept the file's size).
+    if (!rep.dead_deleted && c.data_full && c.data_size >= c.next_write_offset) {
       Status s = env::TruncateFile(c.data_path, c.next_write_offset);
       if (!s.ok()) return Fail(c.data_path, kExtraSpaceStep, s);
       dirty = true;
