@@ -226,6 +226,47 @@ TEST_P(RepairStepsTest, FailedStepStopsEverythingAfterIt) {
   EXPECT_EQ(p1.record_offsets[1], test::FileSizeOrDie(p1.metadata_path));
 }
 
+// A failure part way through a step is named with that step, and the
+// counts hold what it did before: a temporary file deleted before the one
+// that fails counts (and its dir is synced); cutting a dead container's
+// torn tail is part of deleting it (step 1), not step 3.
+TEST_P(RepairStepsTest, AFailureIsNamedByItsStepAndCountsWhatWasDone) {
+  {
+    const std::string root = tmp_.Join("t");
+    const HandContainer c = Write(root, 1, {Create(1, 0)});
+    const std::string first = c.metadata_path + ".kudutmp.aaaaaa";
+    const std::string second = c.metadata_path + ".kudutmp.bbbbbb";
+    ASSERT_OK(test::WriteStringToFile(first, "x"));
+    ASSERT_OK(test::WriteStringToFile(second, "x"));
+    IoFaultInjector::Arm(IoOp::kDelete, 2, IoFault::kEIO);  // the temporary files go first
+    OpenResult r;
+    fs::OpenBlockManager(Options({root}, true), &r);
+    const uint64_t syncs = IoFaultInjector::Count(IoOp::kSync);
+    IoFaultInjector::Disarm();
+    ASSERT_EQ(1u, r.repairs.errors.size());
+    EXPECT_STREQ(fs::kTemporaryFilesStep, r.repairs.errors[0].step);
+    EXPECT_EQ(1u, r.repairs.leftover_tmp_files_deleted);
+    EXPECT_NE(env::FileExists(first), env::FileExists(second));
+    EXPECT_GE(syncs, 1u);
+  }
+  {
+    const std::string root = tmp_.Join("d");
+    HandContainer dead = Write(root, 1, {Create(1, 0), Create(2, 1), Create(3, 2), Create(4, 3),
+                                         MakeDelete(1), MakeDelete(2), MakeDelete(3),
+                                         MakeDelete(4), Create(5, 4)});
+    ASSERT_OK(test::TruncateFileTo(dead.metadata_path, dead.end_offset - 3));
+    IoFaultInjector::Arm(IoOp::kTruncate, 1, IoFault::kEIO, dead.metadata_path);
+    OpenResult r;
+    fs::OpenBlockManager(Options({root}, true), &r);
+    const bool fired = IoFaultInjector::Fired();
+    IoFaultInjector::Disarm();
+    ASSERT_TRUE(fired);
+    ASSERT_EQ(1u, r.repairs.errors.size());
+    EXPECT_EQ(dead.metadata_path, r.repairs.errors[0].path);
+    EXPECT_STREQ(fs::kDeadContainersStep, r.repairs.errors[0].step);
+  }
+}
+
 // A dead container whose metadata ends in a partial trailing record: the
 // repair cuts the record off before it deletes the data file, so a repair
 // stopped between the two unlinks (here: the metadata's fails) leaves a

@@ -73,7 +73,8 @@ class Repairer {
   Status RepairDir(const std::vector<size_t>& members);
   Status FindExtraSpace(const ContainerInfo& c, ContainerRepair* rep);
   Status DeleteDead(const ContainerInfo& c);
-  Status TruncatePartialRecord(const ContainerInfo& c);
+  // `step`: the repair step it is part of, named if it fails.
+  Status TruncatePartialRecord(const ContainerInfo& c, const char* step);
   Status Compact(size_t index, bool* compacted);
   // What re-punching will punch, read before compaction drops the dead
   // blocks' records.
@@ -89,8 +90,8 @@ Status Repairer::Run() {
   if (in_.temporary_files != nullptr) {
     // Deleted by the open, before the replay: the first step of the repair.
     const TemporaryFiles& t = *in_.temporary_files;
+    sum_->leftover_tmp_files_deleted = t.deleted.size();  // those done before any failure
     if (!t.failure.ok()) return Fail(t.failed_path, kTemporaryFilesStep, t.failure);
-    sum_->leftover_tmp_files_deleted = t.deleted.size();
   }
   if (in_.containers == nullptr) return Status::OK();
   const ContainerInfos& cs = *in_.containers;
@@ -184,7 +185,7 @@ Status Repairer::RepairDir(const std::vector<size_t>& members) {
     const ContainerInfo& c = cs[i];
     if (c.incomplete || !c.partial_record()) continue;
     if (!reps[i].dead_deleted) {
-      RETURN_NOT_OK(TruncatePartialRecord(c));
+      RETURN_NOT_OK(TruncatePartialRecord(c, kPartialRecordsStep));
       dirty = true;
       LOG(INFO) << "Repair: truncated " << c.metadata_path << " at offset "
                 << c.partial_record_offset() << " (partial trailing record)";
@@ -243,7 +244,9 @@ Status Repairer::RepairDir(const std::vector<size_t>& members) {
 // (§4.1): a partial trailing record is cut off first, so that a crash
 // between the two unlinks leaves an incomplete container, not a fatal one.
 Status Repairer::DeleteDead(const ContainerInfo& c) {
-  if (c.has_metadata && c.partial_record()) RETURN_NOT_OK(TruncatePartialRecord(c));
+  if (c.has_metadata && c.partial_record()) {
+    RETURN_NOT_OK(TruncatePartialRecord(c, kDeadContainersStep));
+  }
   if (c.has_data) {
     Status s = DeleteIfPresent(c.data_path);
     if (!s.ok()) return Fail(c.data_path, kDeadContainersStep, s);
@@ -261,7 +264,7 @@ Status Repairer::DeleteDead(const ContainerInfo& c) {
 // Everything from the partial record's offset on was never acknowledged,
 // unless a valid record follows it: then the bytes there are damage, and
 // cutting them would destroy that record.
-Status Repairer::TruncatePartialRecord(const ContainerInfo& c) {
+Status Repairer::TruncatePartialRecord(const ContainerInfo& c, const char* step) {
   const uint64_t at = c.partial_record_offset();
   bool found = false;
   uint64_t valid_at = 0;
@@ -280,7 +283,7 @@ Status Repairer::TruncatePartialRecord(const ContainerInfo& c) {
     if (s.ok()) s = f->Sync();
     if (s.ok()) s = f->Close();
   }
-  return s.ok() ? s : Fail(c.metadata_path, kPartialRecordsStep, s);
+  return s.ok() ? s : Fail(c.metadata_path, step, s);
 }
 
 Status Repairer::Scan(const ContainerInfo& c, ContainerRecords* records) {

@@ -159,18 +159,29 @@ Status DeleteTemporaryFiles(TemporaryFiles* files) {
     files->failure = s;
     return s;
   };
+  std::string failed_path;
+  Status failure;
   for (const std::string& path : files->found) {
     if (keep.count(path) > 0) continue;
     Status s = env::DeleteFile(path);
-    if (!s.ok() && !s.IsNotFound()) return fail(path, s);
+    if (!s.ok() && !s.IsNotFound()) {
+      failed_path = path;
+      failure = s;
+      break;
+    }
     files->deleted.push_back(path);
     dirs.insert(env::DirName(path));
   }
+  // What was deleted before a failure is made durable too, and counted;
+  // without the fsync nothing is reported deleted.
   for (const std::string& dir : dirs) {
     Status s = env::SyncDir(dir);
-    if (!s.ok()) return fail(dir, s);
+    if (!s.ok()) {
+      files->deleted.clear();
+      return fail(dir, s);
+    }
   }
-  return Status::OK();
+  return failure.ok() ? Status::OK() : fail(failed_path, failure);
 }
 
 }  // namespace fs

@@ -78,8 +78,10 @@ Status FindTemporaryFiles(const std::string& data_dir, TemporaryFiles* out,
                           std::vector<std::string>* names = nullptr);
 
 // Deletes every found file but the only copies, then fsyncs each dir it
-// deleted from. Stops at the first failure, recorded in `failed_path` and
-// `failure` (and returned); a file gone already counts as deleted.
+// deleted from. Stops deleting at the first failure, recorded in
+// `failed_path` and `failure` (and returned), after the fsyncs of what it
+// deleted before it (`deleted`, emptied if an fsync fails); a file gone
+// already counts as deleted.
 Status DeleteTemporaryFiles(TemporaryFiles* files);
 
 }  // namespace fs
