@@ -27,6 +27,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -97,7 +98,9 @@ class RepairStepsTest : public test::PlainAndEncryptedTest {
   }
   // A data dir written by the server's writer: full containers with dead
   // blocks punched, as a server leaves them.
-  void Generate(const std::vector<std::string>& roots) {
+  // `adjust`, when given, changes the workload before it runs.
+  void Generate(const std::vector<std::string>& roots,
+                const std::function<void(fs::BlockWorkloadOptions*)>& adjust = nullptr) {
     fs::BlockWorkloadOptions wo;
     wo.writer.data_dirs = roots;
     wo.writer.server_key = k_;
@@ -109,6 +112,7 @@ class RepairStepsTest : public test::PlainAndEncryptedTest {
     wo.max_block_size = 2048;
     wo.max_group_size = 2;
     wo.seed = 7;
+    if (adjust) adjust(&wo);
     fs::BlockWorkloadResult gen;
     ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
   }
@@ -349,18 +353,13 @@ TEST_P(RepairStepsTest, ExtraSpaceIsTruncatedAndDeadBlocksRepunched) {
 // "repaired" at every run and the space allocated.
 TEST_P(RepairStepsTest, SpaceAllocatedPastTheEndOfAFullDataFileIsFreed) {
   const std::string root = tmp_.Join("d");
-  fs::BlockWorkloadOptions wo;
-  wo.writer.data_dirs = {root};
-  wo.writer.server_key = k_;
-  wo.writer.sync = false;
-  wo.writer.fs_block_size = 4096;
-  wo.writer.max_container_blocks = 4;  // full, and cut to the next block offset
-  wo.containers = 1;
-  wo.blocks_per_container = 4;
-  wo.deleted_block_percentage = 0;
-  wo.seed = 5;
-  fs::BlockWorkloadResult gen;
-  ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+  Generate({root}, [](fs::BlockWorkloadOptions* wo) {
+    wo->writer.max_container_blocks = 4;  // full, and cut to the next block offset
+    wo->containers = 1;
+    wo->blocks_per_container = 4;
+    wo->deleted_block_percentage = 0;
+  });
+  ASSERT_FALSE(HasFatalFailure());
   OpenResult before;
   ASSERT_OK(fs::OpenBlockManager(Options({root}, false), &before));
   ASSERT_EQ(1u, before.containers.size());
