@@ -27,10 +27,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -254,6 +256,24 @@ TEST_P(RepairStepsTest, AFailureIsNamedByItsStepAndCountsWhatWasDone) {
     EXPECT_GE(syncs, 1u);
   }
   {
+    // Step 1 deletes a dead container, step 3 fails: the dir is synced
+    // all the same (the delete's own sync, then the one after the steps),
+    // and the delete counts.
+    const std::string root = tmp_.Join("s");
+    Write(root, 1, {Create(1, 0), Create(2, 1), Create(3, 2), Create(4, 3), MakeDelete(1),
+                    MakeDelete(2), MakeDelete(3), MakeDelete(4)});
+    WritePartial(root, 2, 10);
+    IoFaultInjector::Arm(IoOp::kTruncate, 1, IoFault::kEIO);
+    OpenResult r;
+    fs::OpenBlockManager(Options({root}, true), &r);
+    const uint64_t syncs = IoFaultInjector::Count(IoOp::kSync);
+    IoFaultInjector::Disarm();
+    ASSERT_EQ(1u, r.repairs.errors.size());
+    EXPECT_STREQ(fs::kPartialRecordsStep, r.repairs.errors[0].step);
+    EXPECT_EQ(1u, r.repairs.dead_containers_deleted);
+    EXPECT_EQ(2u, syncs);
+  }
+  {
     const std::string root = tmp_.Join("d");
     HandContainer dead = Write(root, 1, {Create(1, 0), Create(2, 1), Create(3, 2), Create(4, 3),
                                          MakeDelete(1), MakeDelete(2), MakeDelete(3),
@@ -384,6 +404,28 @@ TEST_P(RepairStepsTest, SpaceAllocatedPastTheEndOfAFullDataFileIsFreed) {
   ASSERT_OK(fs::OpenBlockManager(Options({root}, false), &after));
   EXPECT_EQ(test::LiveSetOf(before), test::LiveSetOf(after));
   EXPECT_FALSE(after.containers[0].extra_space);
+
+  // A file that ends before its next block offset (at its last block's
+  // end) is cut at its own end: not grown, and what lies past it freed.
+  uint64_t end = 0;
+  for (const auto& [id, b] : test::LiveSetOf(before)) {
+    end = std::max<uint64_t>(end, std::get<1>(b) + std::get<2>(b));
+  }
+  ASSERT_LT(end, c.next_write_offset);
+  ASSERT_OK(test::TruncateFileTo(c.data_path, end));
+  const int fd2 = ::open(c.data_path.c_str(), O_RDWR);
+  ASSERT_GE(fd2, 0);
+  ASSERT_EQ(0, ::fallocate(fd2, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(end), 1 << 20));
+  ::close(fd2);
+  OpenResult short_repair;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, true), &short_repair));
+  EXPECT_TRUE(short_repair.repairs.errors.empty()) << short_repair.repairs.status.ToString();
+  EXPECT_EQ(end, test::FileSizeOrDie(c.data_path));
+  EXPECT_LE(Allocated(c.data_path), c.next_write_offset);
+  OpenResult short_after;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, false), &short_after));
+  EXPECT_EQ(test::LiveSetOf(before), test::LiveSetOf(short_after));
+  EXPECT_FALSE(short_after.containers[0].extra_space);
 }
 
 // A container full by its metadata size alone keeps its data file's size,

@@ -19,6 +19,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <map>
 #include <memory>
@@ -71,6 +72,8 @@ class Repairer {
     return sum_->status;
   }
   Status RepairDir(const std::vector<size_t>& members);
+  // Steps 1-6 for one dir; `*dirty` when one changed the dir's entries.
+  Status RunSteps(const std::vector<size_t>& members, bool* dirty);
   Status FindExtraSpace(const ContainerInfo& c, ContainerRepair* rep);
   Status DeleteDead(const ContainerInfo& c);
   // `step`: the repair step it is part of, named if it fails.
@@ -132,10 +135,26 @@ Status Repairer::FindExtraSpace(const ContainerInfo& c, ContainerRepair* rep) {
 }
 
 Status Repairer::RepairDir(const std::vector<size_t>& members) {
+  const std::string dir = env::DirName((*in_.containers)[members.front()].metadata_path);
+  bool dirty = false;  // something in the dir was deleted, renamed or truncated
+  Status s = RunSteps(members, &dirty);
+  // 7. One dir fsync makes the deletes, truncations and renames durable,
+  // those of the steps before a failed one too: the counts report them.
+  if (dirty) {
+    Status synced = env::SyncDir(dir);
+    if (!synced.ok()) {
+      if (s.ok()) return Fail(dir, kSyncStep, synced);
+      LOG(WARNING) << "Repair: could not sync " << dir << " after a failed step: "
+                   << synced.ToString();
+    }
+  }
+  return s;
+}
+
+Status Repairer::RunSteps(const std::vector<size_t>& members, bool* dirty_out) {
   const ContainerInfos& cs = *in_.containers;
   std::vector<ContainerRepair>& reps = sum_->containers;
-  const std::string dir = env::DirName(cs[members.front()].metadata_path);
-  bool dirty = false;  // something in the dir was deleted, renamed or truncated
+  bool& dirty = *dirty_out;
 
   std::map<size_t, PunchPlan> punch;
   for (size_t i : members) {
@@ -164,17 +183,18 @@ Status Repairer::RepairDir(const std::vector<size_t>& members) {
     // Full by metadata size alone leaves the data file as it is, and the
     // entry is repaired all the same: the truncation was not needed, and
     // step 6 punches the dead blocks' space (§7 step 2, as Kudu does).
-    // Nor when the file ends before the next block offset: a cut there
-    // would grow it (a zero-length block may stand far past the end, §4.2),
-    // to a size the filesystem may refuse. At the offset itself it is cut
-    // all the same, as Kudu does: that frees space allocated past the end
-    // (a preallocation that kept the file's size).
-    if (!rep.dead_deleted && c.data_full && c.data_size >= c.next_write_offset) {
-      Status s = env::TruncateFile(c.data_path, c.next_write_offset);
+    // A file that ends before the next block offset is cut at its own end
+    // instead: the cut to the offset would grow it (a zero-length block may
+    // stand far past the end, §4.2), to a size the filesystem may refuse.
+    // Either cut frees space allocated past the end (a preallocation that
+    // kept the file's size), as Kudu's does.
+    if (!rep.dead_deleted && c.data_full) {
+      const uint64_t cut = std::min(c.data_size, c.next_write_offset);
+      Status s = env::TruncateFile(c.data_path, cut);
       if (!s.ok()) return Fail(c.data_path, kExtraSpaceStep, s);
       dirty = true;
-      LOG(INFO) << "Repair: truncated " << c.data_path << " to its next block offset "
-                << c.next_write_offset;
+      LOG(INFO) << "Repair: truncated " << c.data_path << " to " << cut
+                << (cut == c.next_write_offset ? " (its next block offset)" : " (its own size)");
     }
     rep.extra_space_repaired = true;
     sum_->extra_space_repaired++;
@@ -228,11 +248,6 @@ Status Repairer::RepairDir(const std::vector<size_t>& members) {
     RETURN_NOT_OK(Repunch(cs[p.first], p.second));
     reps[p.first].punched_blocks = p.second.dead_blocks;
     sum_->punched_blocks += p.second.dead_blocks;
-  }
-  // 7. One dir fsync makes the deletes, truncations and renames durable.
-  if (dirty) {
-    Status s = env::SyncDir(dir);
-    if (!s.ok()) return Fail(dir, kSyncStep, s);
   }
   return Status::OK();
 }
