@@ -369,11 +369,13 @@ TEST_F(GenerateTest, WhatTheRootsHoldDecides) {
   }
 }
 
-// Roots named through symlinks that do not resolve yet: a WAL root that is
-// the data root under another name is one directory with one `instance`;
-// two data roots that are one directory are a usage error. A root that
-// cannot be made is a usage error before anything is written, and a format
-// that fails leaves no instance file behind to make the roots "partly
+// Roots under two names, or that cannot be made, are usage errors that
+// change nothing: a WAL root that is the data root through a symlink (Kudu's
+// format fails on its second instance file), in either order of the two
+// names, two data roots that are one directory, and a symlink that does not
+// resolve. A WAL root that exists but cannot be written is no obstacle once
+// the roots are formatted: only a format writes there. A format that fails
+// part way leaves no instance file behind to make the roots "partly
 // formatted" for the next run.
 TEST_F(GenerateTest, RootsUnderTwoNamesOrUnmakeable) {
   auto generate = [&](const std::vector<std::string>& dirs) {
@@ -381,22 +383,46 @@ TEST_F(GenerateTest, RootsUnderTwoNamesOrUnmakeable) {
     args.insert(args.end(), dirs.begin(), dirs.end());
     return RunKudu(tmp_, args);
   };
+  auto expect_refused = [&](const std::vector<std::string>& dirs, const std::string& why,
+                            const std::vector<std::string>& untouched) {
+    RunResult r = generate(dirs);
+    EXPECT_EQ(2, r.exit_status) << Describe(r);
+    EXPECT_NE(std::string::npos, r.err.find(why)) << r.err;
+    for (const std::string& p : untouched) EXPECT_FALSE(env::FileExists(p)) << p;
+  };
   const std::string a = tmp_.Join("a"), w = tmp_.Join("w");
   ASSERT_EQ(0, ::symlink(a.c_str(), w.c_str()));  // dangling until a is made
-  RunResult r = generate({"--fs_data_dirs=" + a, "--fs_wal_dir=" + w});
-  ASSERT_EQ(0, r.exit_status) << Describe(r);
-  RunResult check = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + a, "--fs_wal_dir=" + w});
-  EXPECT_EQ(0, check.exit_status) << Describe(check);
+  expect_refused({"--fs_data_dirs=" + a, "--fs_wal_dir=" + w}, "does not resolve", {a});
+  expect_refused({"--fs_data_dirs=" + w, "--fs_wal_dir=" + a}, "does not resolve", {a});
+  ASSERT_OK(env::CreateDirs(a));
+  expect_refused({"--fs_data_dirs=" + a, "--fs_wal_dir=" + w}, "are the same directory",
+                 {env::JoinPath(a, "instance"), env::JoinPath(a, "data")});
 
   const std::string b = tmp_.Join("b"), c = tmp_.Join("c");
   ASSERT_EQ(0, ::symlink(b.c_str(), c.c_str()));
-  RunResult twice = generate({"--fs_data_dirs=" + b + "," + c});
-  EXPECT_EQ(2, twice.exit_status) << Describe(twice);
-  EXPECT_NE(std::string::npos, twice.err.find("are the same directory")) << twice.err;
-  EXPECT_FALSE(env::FileExists(env::JoinPath(b, "instance")));
-  EXPECT_FALSE(env::FileExists(env::JoinPath(b, "data/block_manager_instance")));
+  ASSERT_OK(env::CreateDirs(b));
+  expect_refused({"--fs_data_dirs=" + b + "," + c}, "are the same directory",
+                 {env::JoinPath(b, "instance"), env::JoinPath(b, "data")});
   RunResult once = generate({"--fs_data_dirs=" + b});
   EXPECT_EQ(0, once.exit_status) << Describe(once);
+
+  // Formatted (with no containers yet) with a WAL root of its own, which
+  // then becomes read-only: generate writes only into the data roots. As
+  // root, without the capabilities that override permissions.
+  const std::string fa = tmp_.Join("fa"), fw = tmp_.Join("fw");
+  RunResult formatted = generate({"--fs_data_dirs=" + fa, "--fs_wal_dir=" + fw, "--containers=0"});
+  ASSERT_EQ(0, formatted.exit_status) << Describe(formatted);
+  ASSERT_EQ(0, ::chmod(fw.c_str(), 0555));
+  std::vector<std::string> args = {"fs", "generate", "--containers=2", "--blocks_per_container=3",
+                                   "--fs_data_dirs=" + fa, "--fs_wal_dir=" + fw};
+  if (::geteuid() == 0) {
+    args.insert(args.begin(), {"--bounding-set=-dac_override,-dac_read_search", "--",
+                               test::KuduBinary()});
+  }
+  RunResult read_only_wal = ::geteuid() == 0 ? RunProgram(tmp_, "/usr/bin/setpriv", args)
+                                             : RunKudu(tmp_, args);
+  ::chmod(fw.c_str(), 0755);
+  EXPECT_EQ(0, read_only_wal.exit_status) << Describe(read_only_wal);
 
   const std::string d = tmp_.Join("d"), file = tmp_.Join("f");
   ASSERT_OK(test::WriteStringToFile(file, "x"));

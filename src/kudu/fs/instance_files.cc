@@ -186,8 +186,10 @@ std::string DirInstanceFilePath(const std::string& data_root) {
 }
 
 namespace {
+// `*created` (when given) says whether `path` now holds the file written,
+// even when a later step fails.
 Status WritePBContainer(const std::string& path, const google::protobuf::Message& pb,
-                        bool replace) {
+                        bool replace, bool* created = nullptr) {
   std::unique_ptr<WritableFile> f;
   std::string tmp;
   RETURN_NOT_OK(CreateTempFile(path, WriteEncryption(), &f, &tmp));
@@ -205,6 +207,7 @@ Status WritePBContainer(const std::string& path, const google::protobuf::Message
     env::DeleteFile(tmp);  // best effort: any open deletes a leftover .kudutmp
     return s.CloneAndPrepend("failed to write " + path);
   }
+  if (created != nullptr) *created = true;
   return env::SyncDir(env::DirName(path));
 }
 }  // namespace
@@ -263,8 +266,10 @@ Status WriteFormat(const FormatOptions& opts, const std::vector<std::string>& in
   for (const std::string& root : instance_roots) {
     // Never over an instance file: of two formats of the same roots at
     // once, the one that loses the race for the first file fails.
-    RETURN_NOT_OK(WritePBContainer(InstanceFilePath(root), instance, /*replace=*/false));
-    written->push_back(InstanceFilePath(root));
+    bool created = false;
+    Status s = WritePBContainer(InstanceFilePath(root), instance, /*replace=*/false, &created);
+    if (created) written->push_back(InstanceFilePath(root));
+    RETURN_NOT_OK(s);
   }
   RETURN_NOT_OK(env::CreateDirs(env::JoinPath(wal, "wals")));
   RETURN_NOT_OK(env::CreateDirs(env::JoinPath(meta, "tablet-meta")));
@@ -283,8 +288,11 @@ Status WriteFormat(const FormatOptions& opts, const std::vector<std::string>& in
     for (const std::string& u : all) dir.mutable_dir_set()->add_all_uuids(u);
     dir.set_dir_type(kLogDirType);
     dir.set_filesystem_block_size_bytes(block_size);
-    RETURN_NOT_OK(WritePBContainer(DirInstanceFilePath(opts.data_roots[i]), dir, /*replace=*/false));
-    written->push_back(DirInstanceFilePath(opts.data_roots[i]));
+    bool created = false;
+    Status s = WritePBContainer(DirInstanceFilePath(opts.data_roots[i]), dir, /*replace=*/false,
+                                &created);
+    if (created) written->push_back(DirInstanceFilePath(opts.data_roots[i]));
+    RETURN_NOT_OK(s);
   }
   return Status::OK();
 }
@@ -307,31 +315,39 @@ Status FormatRoots(const FormatOptions& opts) {
     const std::string data = env::JoinPath(root, "data");
     RETURN_NOT_OK_PREPEND(env::CreateDirs(data), "cannot create " + data);
   }
-  // One instance file per directory, however many names it has (a WAL root
-  // that is a data root through a symlink); two data roots in one
-  // directory are one dir named twice, which Kudu refuses.
+  // One instance file per root; a root named twice the same way is one
+  // root, but two names of one directory (a symlink, a bind mount) are
+  // refused, as Kudu's format fails on the second name's instance file.
   std::vector<std::string> instance_roots;
   std::vector<std::pair<dev_t, ino_t>> seen;
-  for (size_t i = 0; i < roots.size(); i++) {
+  for (const std::string& root : roots) {
+    if (std::find(instance_roots.begin(), instance_roots.end(), root) != instance_roots.end()) {
+      continue;
+    }
     std::pair<dev_t, ino_t> id;
-    RETURN_NOT_OK(DirIdentity(roots[i], &id));
+    RETURN_NOT_OK(DirIdentity(root, &id));
     const auto same = std::find(seen.begin(), seen.end(), id);
-    if (same == seen.end()) {
-      seen.push_back(id);
-      instance_roots.push_back(roots[i]);
-    } else if (i < opts.data_roots.size()) {
-      return Status::InvalidArgument(instance_roots[same - seen.begin()] + " and " + roots[i] +
+    if (same != seen.end()) {
+      return Status::InvalidArgument(instance_roots[same - seen.begin()] + " and " + root +
                                      " are the same directory");
     }
+    seen.push_back(id);
+    instance_roots.push_back(root);
   }
   // A format that fails part way takes back the files it wrote, so that the
   // roots are left unformatted, not partly formatted.
   std::vector<std::string> written;
   Status s = WriteFormat(opts, instance_roots, wal, meta, &written);
   if (!s.ok()) {
+    std::set<std::string> dirs;
     for (const std::string& f : written) {
       Status d = env::DeleteFile(f);
       if (!d.ok()) LOG(WARNING) << "could not remove " << f << " after a failed format: " << d.ToString();
+      dirs.insert(env::DirName(f));
+    }
+    for (const std::string& d : dirs) {
+      Status synced = env::SyncDir(d);
+      if (!synced.ok()) LOG(WARNING) << "could not sync " << d << ": " << synced.ToString();
     }
   }
   return s;

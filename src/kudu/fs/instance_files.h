@@ -66,9 +66,8 @@ struct FormatOptions {
 };
 // Writes `instance` in every root, wals/, tablet-meta/, consensus-meta/ and
 // each data root's data/block_manager_instance. The roots and their data/
-// dirs are created first when missing; a root that is another under a
-// second name gets no second `instance`, and two data roots in one
-// directory are InvalidArgument. An instance file that exists already is
+// dirs are created first when missing; two roots that are one directory
+// under two names are InvalidArgument. An instance file that exists already is
 // not replaced: AlreadyPresent, as Kudu's format refuses roots that exist.
 // On any failure the files written are removed again (directories stay).
 Status FormatRoots(const FormatOptions& opts);

@@ -55,12 +55,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kudu/fs/block_workload.h"
@@ -136,6 +140,46 @@ Status CheckRootCanBeMade(const std::string& what, const std::string& root) {
   if (!env::IsWritableDir(parent)) {
     return Status::InvalidArgument(what + " " + root + " cannot be made: " + parent +
                                    " is not a writable directory");
+  }
+  return Status::OK();
+}
+
+// The directory `root` names, or will name once the format makes it: the
+// real path of its nearest existing ancestor, and the rest. A symlink that
+// does not resolve is refused: the format could not make it, and if it
+// names another root the two would be one directory.
+Status WouldBePath(const std::string& root, std::string* out) {
+  std::string existing = root, rest;
+  struct stat st;
+  while (::lstat(existing.c_str(), &st) != 0) {
+    const std::string parent = env::DirName(existing);
+    if (parent == existing) break;
+    rest = "/" + existing.substr(parent == "/" ? 1 : parent.size() + 1) + rest;
+    existing = parent;
+  }
+  char real[PATH_MAX];
+  if (::realpath(existing.c_str(), real) == nullptr) {
+    return Status::InvalidArgument(root + " cannot be made: " + existing + " does not resolve (" +
+                                   std::strerror(errno) + ")");
+  }
+  *out = (std::string(real) == "/" ? "" : std::string(real)) + rest;
+  return Status::OK();
+}
+
+// Each root its own directory: Kudu's format fails on a root that is
+// another under a second name (its instance file exists already). The
+// same name twice is one root.
+Status CheckRootsAreDistinct(const std::vector<std::string>& roots) {
+  std::vector<std::pair<std::string, std::string>> seen;  // would-be path, root
+  for (const std::string& root : roots) {
+    std::string path;
+    RETURN_NOT_OK(WouldBePath(root, &path));
+    for (const auto& [other_path, other] : seen) {
+      if (other_path == path && other != root) {
+        return Status::InvalidArgument(other + " and " + root + " are the same directory");
+      }
+    }
+    seen.emplace_back(path, root);
   }
   return Status::OK();
 }
@@ -226,13 +270,18 @@ int RunGenerate(const std::vector<std::string>& args) {
     s = CheckDataDir(root);
     if (!s.ok()) return UsageError(s.message());
   }
-  for (const std::string& root : NonDataRoots(roots)) {
-    s = CheckRootCanBeMade("root", root);
-    if (!s.ok()) return UsageError(s.message());
-  }
+  std::vector<std::string> all_roots = dirs;
+  for (const std::string& root : NonDataRoots(roots)) all_roots.push_back(root);
+  s = CheckRootsAreDistinct(all_roots);
+  if (!s.ok()) return UsageError(s.message());
   bool formatted = false;
   s = FindLayout(roots, &formatted);
   if (!s.ok()) return UsageError(s.message());
+  // Only a format writes into the WAL and metadata roots.
+  for (const std::string& root : NonDataRoots(roots)) {
+    s = formatted ? Status::OK() : CheckRootCanBeMade("root", root);
+    if (!s.ok()) return UsageError(s.message());
+  }
   // A dir is encrypted when it has a key (§5): asked for by a flag, given,
   // or stored in the instance files of a format done before.
   bool encrypt = FLAGS_encrypt || FLAGS_encrypt_data_at_rest || have_key;
