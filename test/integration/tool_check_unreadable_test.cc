@@ -18,6 +18,9 @@
 // `kudu fs check` on container files and data dirs the tool cannot read:
 // each is a fatal problem of the report naming what could not be read
 // (§4.1, §4.4 of docs/on-disk-format.md), exit 1, never a usage error.
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -171,6 +174,72 @@ TEST_F(ToolCheckUnreadableTest, AContainerFileThatCannotBeWrittenIsFatal) {
     RunResult ok = RunUnprivileged({"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
     EXPECT_EQ(0, ok.exit_status) << Describe(ok);
   }
+}
+
+// Sets or clears an inode flag (FS_IMMUTABLE_FL, FS_APPEND_FL); false
+// where the filesystem or the process cannot.
+bool SetInodeFlag(const std::string& path, int flag, bool on) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);
+  if (fd < 0) return false;
+  int flags = 0;
+  bool ok = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+  if (ok) {
+    flags = on ? (flags | flag) : (flags & ~flag);
+    ok = ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+  }
+  ::close(fd);
+  return ok;
+}
+
+// An immutable or append-only file cannot be opened for writing by anyone,
+// root included, whatever its mode: the container is fatal, as Kudu's
+// read-write open of it fails (EPERM).
+TEST_F(ToolCheckUnreadableTest, AnImmutableOrAppendOnlyContainerFileIsFatal) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 3, 5);
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string metadata = MetadataFiles(root).back();
+  const std::string data = metadata.substr(0, metadata.size() - std::string(".metadata").size()) + ".data";
+  for (const int flag : {FS_IMMUTABLE_FL, FS_APPEND_FL}) {
+    for (const std::string& file : {metadata, data}) {
+      SCOPED_TRACE(file + (flag == FS_IMMUTABLE_FL ? " immutable" : " append-only"));
+      if (!SetInodeFlag(file, flag, true)) GTEST_SKIP() << "cannot set inode flags here";
+      RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
+      ASSERT_TRUE(SetInodeFlag(file, flag, false));
+      EXPECT_EQ(1, r.exit_status) << Describe(r);
+      json j = json::parse(r.out);
+      const json& corruption = j["entries"]["corruption"];
+      ASSERT_EQ(1u, corruption.size()) << corruption;
+      EXPECT_EQ("io_error", corruption[0]["kind"]);
+      EXPECT_EQ(file, corruption[0]["file"]);
+      EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());
+    }
+  }
+  RunResult ok = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root});
+  EXPECT_EQ(0, ok.exit_status) << Describe(ok);
+}
+
+// On a read-only mount no container file opens for writing: every
+// container is fatal (and the lock, a read-write open too, is not taken).
+// In a private mount namespace with the root bound read-only over itself;
+// skipped where one cannot be made.
+TEST_F(ToolCheckUnreadableTest, ContainersOnAReadOnlyMountAreFatal) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 3, 5);
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string script = "mount --bind " + root + " " + root + " && mount -o remount,bind,ro " +
+                             root + " || exit 77; exec " + test::KuduBinary() +
+                             " fs check --format=json --fs_data_dirs=" + root;
+  RunResult r = test::RunProgram(tmp_, "unshare", {"-m", "sh", "-c", script});
+  if (r.exit_status == 77 || r.err.find("unshare failed") != std::string::npos) {
+    GTEST_SKIP() << "no private read-only mount here: " << r.err;
+  }
+  EXPECT_EQ(1, r.exit_status) << Describe(r);
+  json j = json::parse(r.out);
+  EXPECT_EQ(3u, j["corrupt_containers"].get<uint64_t>()) << r.out;
+  EXPECT_EQ(1u, j["unlocked_dirs"].get<uint64_t>()) << r.out;
+  RunResult ok = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root});
+  EXPECT_EQ(0, ok.exit_status) << Describe(ok);
 }
 
 // Only a container Kudu opens for writing needs writable files: an

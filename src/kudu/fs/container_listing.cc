@@ -21,6 +21,7 @@
 #include <glog/logging.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -84,10 +85,16 @@ uint64_t BlockSizeOf(const std::string& root) {
 }
 
 // Whether this process may open a file of this stat for reading and
-// writing. The mode bits answer without a system call; only when they say
-// no does access(2) decide (an ACL, or root's capabilities, may still
-// allow it).
-bool MayReadAndWrite(int dir_fd, const std::string& name, const struct stat& st) {
+// writing. An immutable or append-only file (`write_protected`, from the
+// same statx) or one on a read-only mount cannot be, whatever its mode.
+// Otherwise the mode bits answer without a system call, and only when they
+// say no does access(2) decide (root's capabilities, or an ACL, may still
+// allow it). An ACL entry that refuses what the bits allow is not read: it
+// would cost a system call per file, and only concerns a user who is
+// neither the files' owner nor root.
+bool MayReadAndWrite(int dir_fd, const std::string& name, const struct stat& st,
+                     bool write_protected, bool read_only_mount) {
+  if (write_protected || read_only_mount) return false;
   struct Credentials {
     uid_t uid = ::geteuid();
     gid_t gid = ::getegid();
@@ -116,10 +123,12 @@ bool MayReadAndWrite(int dir_fd, const std::string& name, const struct stat& st)
 // could be opened for reading and writing), found by its name in `dir_fd`,
 // the container's data/. A file that is not a regular file makes the
 // container fatal (§4.1) without being opened.
-Status AddContainerFile(int dir_fd, const std::string& path, bool is_metadata, ContainerInfo* c) {
+Status AddContainerFile(int dir_fd, bool read_only_mount, const std::string& path,
+                        bool is_metadata, ContainerInfo* c) {
   struct stat st;
+  bool write_protected = false;
   const std::string name = c->id + (is_metadata ? kMetadataSuffix : kDataSuffix);
-  Status s = env::StatRegularFileAt(dir_fd, name, path, &st);
+  Status s = env::StatRegularFileAt(dir_fd, name, path, &st, &write_protected);
   if (s.IsNotFound()) return Status::OK();  // deleted since the listing: as if absent
   if (s.IsIllegalState()) {
     (is_metadata ? c->has_metadata : c->has_data) = true;
@@ -129,7 +138,7 @@ Status AddContainerFile(int dir_fd, const std::string& path, bool is_metadata, C
   }
   RETURN_NOT_OK(s);
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  const bool read_write = MayReadAndWrite(dir_fd, name, st);
+  const bool read_write = MayReadAndWrite(dir_fd, name, st, write_protected, read_only_mount);
   if (is_metadata) {
     c->has_metadata = true;
     c->metadata_size = size;
@@ -219,11 +228,14 @@ Status PairContainerFiles(uint32_t dir_index, const std::string& data_dir,
 // the budget ran out, the process's descriptors did (no more are tried),
 // or the open failed for a reason the stat will say (not a regular file, a
 // symlink, deleted since the listing, no read permission).
-bool HoldMetadataFile(int dir_fd, ContainerInfo* c, int* held, std::atomic<int64_t>* budget) {
+bool HoldMetadataFile(int dir_fd, bool read_only_mount, ContainerInfo* c, int* held,
+                      std::atomic<int64_t>* budget) {
   if (budget->fetch_sub(1, std::memory_order_relaxed) <= 0) return false;
   const char* name = c->metadata_path.c_str() + (c->path.size() - c->id.size());
   struct stat st;
-  Status s = RandomAccessFile::OpenDescriptorAt(dir_fd, name, c->metadata_path, held, &st);
+  bool write_protected = false;
+  Status s =
+      RandomAccessFile::OpenDescriptorAt(dir_fd, name, c->metadata_path, held, &st, &write_protected);
   if (!s.ok()) {
     *held = -1;
     if (s.posix_code() == EMFILE || s.posix_code() == ENFILE) budget->store(0);
@@ -231,7 +243,7 @@ bool HoldMetadataFile(int dir_fd, ContainerInfo* c, int* held, std::atomic<int64
   }
   c->has_metadata = true;
   c->metadata_size = static_cast<uint64_t>(st.st_size);
-  c->metadata_read_write = MayReadAndWrite(dir_fd, name, st);
+  c->metadata_read_write = MayReadAndWrite(dir_fd, name, st, write_protected, read_only_mount);
   return true;
 }
 
@@ -258,9 +270,9 @@ void ReserveDescriptors(int fd, int64_t n) {
 // (`dir_fds`, by dir index): the data file stat'ed, the metadata file
 // opened into `*held` (HoldMetadataFile) or else stat'ed.
 Status BuildContainer(const ListedContainer& listed, const std::vector<std::string>& data_dirs,
-                      const std::vector<int>& dir_fds, bool encrypted,
-                      const std::vector<uint64_t>& fs_block_sizes, ContainerInfo* c, int* held,
-                      std::atomic<int64_t>* budget) {
+                      const std::vector<int>& dir_fds, const std::vector<uint8_t>& read_only_mounts,
+                      bool encrypted, const std::vector<uint64_t>& fs_block_sizes,
+                      ContainerInfo* c, int* held, std::atomic<int64_t>* budget) {
   const std::string& data_dir = data_dirs[listed.dir_index];
   c->dir_index = listed.dir_index;
   c->id.assign(listed.name->data(), listed.stem_length);
@@ -271,9 +283,10 @@ Status BuildContainer(const ListedContainer& listed, const std::vector<std::stri
   c->encrypted = encrypted;
   c->fs_block_size = fs_block_sizes[listed.dir_index];
   const int fd = dir_fds[listed.dir_index];
-  if (listed.found & kListedData) RETURN_NOT_OK(AddContainerFile(fd, c->data_path, false, c));
-  if ((listed.found & kListedMetadata) && !HoldMetadataFile(fd, c, held, budget)) {
-    RETURN_NOT_OK(AddContainerFile(fd, c->metadata_path, true, c));
+  const bool ro = read_only_mounts[listed.dir_index] != 0;
+  if (listed.found & kListedData) RETURN_NOT_OK(AddContainerFile(fd, ro, c->data_path, false, c));
+  if ((listed.found & kListedMetadata) && !HoldMetadataFile(fd, ro, c, held, budget)) {
+    RETURN_NOT_OK(AddContainerFile(fd, ro, c->metadata_path, true, c));
   }
   return Status::OK();
 }
@@ -300,9 +313,15 @@ Status BuildContainers(const std::vector<ListedContainer>& listed,
   held->assign(n, -1);
   std::atomic<int64_t> budget{static_cast<int64_t>(std::min<size_t>(held_budget, n))};
   if (budget.load() > 0 && !dir_fds.empty()) ReserveDescriptors(dir_fds[0], budget.load());
+  // Whether each dir is on a read-only mount: one question per dir.
+  std::vector<uint8_t> read_only_mounts(dir_fds.size(), 0);
+  for (size_t d = 0; d < dir_fds.size(); d++) {
+    struct statvfs vfs;
+    read_only_mounts[d] = dir_fds[d] >= 0 && ::fstatvfs(dir_fds[d], &vfs) == 0 && (vfs.f_flag & ST_RDONLY) != 0;
+  }
   auto build = [&](size_t i) {
-    return BuildContainer(listed[i], data_dirs, dir_fds, encrypted, fs_block_sizes,
-                          &(*containers)[i], &(*held)[i], &budget);
+    return BuildContainer(listed[i], data_dirs, dir_fds, read_only_mounts, encrypted,
+                          fs_block_sizes, &(*containers)[i], &(*held)[i], &budget);
   };
   std::vector<Status> statuses(n);
   const size_t chunks = (n + kBuildChunk - 1) / kBuildChunk;

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -92,18 +93,45 @@ Status GetRegularFileSizeAt(int dir_fd, const std::string& name, const std::stri
   return Status::OK();
 }
 
+int StatAt(int dir_fd, const char* name, int flags, struct stat* st, bool* write_protected) {
+  struct statx x;
+  if (::statx(dir_fd, name, flags, STATX_BASIC_STATS, &x) != 0) {
+    if (errno != ENOSYS) return -1;
+    *write_protected = false;  // a kernel before statx: the attributes are unknown
+    return ::fstatat(dir_fd, name, st, flags);
+  }
+  *st = {};
+  st->st_dev = makedev(x.stx_dev_major, x.stx_dev_minor);
+  st->st_ino = x.stx_ino;
+  st->st_mode = x.stx_mode;
+  st->st_nlink = x.stx_nlink;
+  st->st_uid = x.stx_uid;
+  st->st_gid = x.stx_gid;
+  st->st_rdev = makedev(x.stx_rdev_major, x.stx_rdev_minor);
+  st->st_size = static_cast<off_t>(x.stx_size);
+  st->st_blksize = static_cast<blksize_t>(x.stx_blksize);
+  st->st_blocks = static_cast<blkcnt_t>(x.stx_blocks);
+  st->st_atim = {x.stx_atime.tv_sec, x.stx_atime.tv_nsec};
+  st->st_mtim = {x.stx_mtime.tv_sec, x.stx_mtime.tv_nsec};
+  st->st_ctim = {x.stx_ctime.tv_sec, x.stx_ctime.tv_nsec};
+  *write_protected = (x.stx_attributes & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)) != 0;
+  return 0;
+}
+
 Status StatRegularFileAt(int dir_fd, const std::string& name, const std::string& path,
-                         struct stat* out) {
+                         struct stat* out, bool* write_protected) {
   struct stat& st = *out;
-  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  bool attrs = false;
+  if (StatAt(dir_fd, name.c_str(), AT_SYMLINK_NOFOLLOW, &st, &attrs) != 0) {
     return Status::FromErrno(path, errno);
   }
   const bool link = S_ISLNK(st.st_mode);
-  if (link && ::fstatat(dir_fd, name.c_str(), &st, 0) != 0) {
+  if (link && StatAt(dir_fd, name.c_str(), 0, &st, &attrs) != 0) {
     const int err = errno;
     return Status::IllegalState(path + ": not a regular file (" +
                                 (err == ELOOP ? "a symlink loop" : "a dangling symlink") + ")");
   }
+  if (write_protected != nullptr) *write_protected = attrs;
   if (!S_ISREG(st.st_mode)) {
     return Status::IllegalState(path + ": not a regular file (" + (link ? "a symlink to " : "") +
                                 FileTypeName(st.st_mode) + ")");

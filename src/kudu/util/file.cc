@@ -29,6 +29,7 @@
 #include <cstring>
 
 #include "kudu/util/deferred_close.h"
+#include "kudu/util/env.h"
 #include "kudu/util/io_fault_injector.h"
 #include "kudu/util/zero_rule.h"
 
@@ -59,18 +60,21 @@ ssize_t FaultedLength(IoFault fault, size_t want) {
 // retried on EINTR, then the size; the fd is closed on failure. Errors name
 // `path`.
 Status OpenAndStat(int dir_fd, const char* name, const std::string& path, int flags, int* fd_out,
-                   uint64_t* size, struct stat* st_out = nullptr) {
+                   uint64_t* size, struct stat* st_out = nullptr,
+                   bool* write_protected = nullptr) {
   int fd;
   do {
     fd = ::openat(dir_fd, name, flags, 0644);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return Status::FromErrno(path, errno);
   struct stat st;
-  if (::fstat(fd, &st) != 0) {
+  bool attrs = false;
+  if (env::StatAt(fd, "", AT_EMPTY_PATH, &st, &attrs) != 0) {
     int err = errno;
     ::close(fd);
     return Status::FromErrno(path, err);
   }
+  if (write_protected != nullptr) *write_protected = attrs;
   // The path may have been swapped for a FIFO or device since it was
   // listed: O_NONBLOCK kept the open from blocking, and nothing but a
   // regular file is read.
@@ -110,10 +114,10 @@ Status RandomAccessFile::OpenAt(int dir_fd, const std::string& path, const Serve
 }
 
 Status RandomAccessFile::OpenDescriptorAt(int dir_fd, const char* name, const std::string& path,
-                                          int* fd, struct stat* st) {
+                                          int* fd, struct stat* st, bool* write_protected) {
   uint64_t size;
   return OpenAndStat(dir_fd, name, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, fd,
-                     &size, st);
+                     &size, st, write_protected);
 }
 
 Status RandomAccessFile::FromOpenFd(int fd, const std::string& path, uint64_t size,
