@@ -132,6 +132,16 @@ class RepairStepsTest : public test::PlainAndEncryptedTest {
     return n;
   }
 
+  // A repair of `root` whose `nth` call of `op` fails (EIO); the syncs it
+  // made.
+  uint64_t RepairWithAFault(IoOp op, uint64_t nth, const std::string& root, OpenResult* r) {
+    IoFaultInjector::Arm(op, nth, IoFault::kEIO);
+    fs::OpenBlockManager(Options({root}, true), r);
+    const uint64_t syncs = IoFaultInjector::Count(IoOp::kSync);
+    IoFaultInjector::Disarm();
+    return syncs;
+  }
+
   // A repair of `roots` whose first delete of `path` fails (EIO).
   void RepairWithADeleteFailing(const std::vector<std::string>& roots, const std::string& path,
                                 OpenResult* r) {
@@ -244,11 +254,8 @@ TEST_P(RepairStepsTest, AFailureIsNamedByItsStepAndCountsWhatWasDone) {
     const std::string second = c.metadata_path + ".kudutmp.bbbbbb";
     ASSERT_OK(test::WriteStringToFile(first, "x"));
     ASSERT_OK(test::WriteStringToFile(second, "x"));
-    IoFaultInjector::Arm(IoOp::kDelete, 2, IoFault::kEIO);  // the temporary files go first
     OpenResult r;
-    fs::OpenBlockManager(Options({root}, true), &r);
-    const uint64_t syncs = IoFaultInjector::Count(IoOp::kSync);
-    IoFaultInjector::Disarm();
+    const uint64_t syncs = RepairWithAFault(IoOp::kDelete, 2, root, &r);  // temporary files first
     ASSERT_EQ(1u, r.repairs.errors.size());
     EXPECT_STREQ(fs::kTemporaryFilesStep, r.repairs.errors[0].step);
     EXPECT_EQ(1u, r.repairs.leftover_tmp_files_deleted);
@@ -263,11 +270,8 @@ TEST_P(RepairStepsTest, AFailureIsNamedByItsStepAndCountsWhatWasDone) {
     Write(root, 1, {Create(1, 0), Create(2, 1), Create(3, 2), Create(4, 3), MakeDelete(1),
                     MakeDelete(2), MakeDelete(3), MakeDelete(4)});
     WritePartial(root, 2, 10);
-    IoFaultInjector::Arm(IoOp::kTruncate, 1, IoFault::kEIO);
     OpenResult r;
-    fs::OpenBlockManager(Options({root}, true), &r);
-    const uint64_t syncs = IoFaultInjector::Count(IoOp::kSync);
-    IoFaultInjector::Disarm();
+    const uint64_t syncs = RepairWithAFault(IoOp::kTruncate, 1, root, &r);
     ASSERT_EQ(1u, r.repairs.errors.size());
     EXPECT_STREQ(fs::kPartialRecordsStep, r.repairs.errors[0].step);
     EXPECT_EQ(1u, r.repairs.dead_containers_deleted);

@@ -60,6 +60,21 @@ class ToolCheckUnreadableTest : public test::KuduToolTest {
                                test::KuduBinary()});
     return test::RunProgram(tmp_, "/usr/bin/setpriv", args);
   }
+  // `r` is a check that found one container fatal: `file` could not be
+  // opened for writing.
+  static void ExpectOnlyUnwritable(const RunResult& r, const std::string& file) {
+    EXPECT_EQ(1, r.exit_status) << Describe(r);
+    json j = json::parse(r.out);
+    const json& corruption = j["entries"]["corruption"];
+    ASSERT_EQ(1u, corruption.size()) << corruption;
+    EXPECT_EQ("io_error", corruption[0]["kind"]);
+    EXPECT_EQ(file, corruption[0]["file"]);
+    EXPECT_NE(std::string::npos, corruption[0]["message"].get<std::string>().find("Permission denied"));
+    EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());
+  }
+  static std::string DataFileOf(const std::string& metadata) {
+    return metadata.substr(0, metadata.size() - std::string(".metadata").size()) + ".data";
+  }
 };
 
 TEST_F(ToolCheckUnreadableTest, UnreadableMetadataFileIsFatalNamingIt) {
@@ -155,20 +170,12 @@ TEST_F(ToolCheckUnreadableTest, AContainerFileThatCannotBeWrittenIsFatal) {
   Generate({root}, 3, 5);
   ASSERT_FALSE(HasFatalFailure());
   const std::string metadata = MetadataFiles(root).back();
-  const std::string data = metadata.substr(0, metadata.size() - std::string(".metadata").size()) + ".data";
-  for (const std::string& file : {metadata, data}) {
+  for (const std::string& file : {metadata, DataFileOf(metadata)}) {
     SCOPED_TRACE(file);
     ASSERT_EQ(0, ::chmod(file.c_str(), 0444));
     RunResult r = RunUnprivileged({"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
-    EXPECT_EQ(1, r.exit_status) << Describe(r);
-    json j = json::parse(r.out);
-    const json& corruption = j["entries"]["corruption"];
-    ASSERT_EQ(1u, corruption.size()) << corruption;
-    EXPECT_EQ("io_error", corruption[0]["kind"]);
-    EXPECT_EQ(file, corruption[0]["file"]);
-    EXPECT_NE(std::string::npos, corruption[0]["message"].get<std::string>().find("Permission denied"));
-    EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());
-    EXPECT_EQ(2u, j["containers"].get<uint64_t>());
+    ExpectOnlyUnwritable(r, file);
+    EXPECT_EQ(2u, json::parse(r.out)["containers"].get<uint64_t>());
     // Writable again, the container is back.
     ASSERT_EQ(0, ::chmod(file.c_str(), 0644));
     RunResult ok = RunUnprivileged({"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
@@ -199,20 +206,13 @@ TEST_F(ToolCheckUnreadableTest, AnImmutableOrAppendOnlyContainerFileIsFatal) {
   Generate({root}, 3, 5);
   ASSERT_FALSE(HasFatalFailure());
   const std::string metadata = MetadataFiles(root).back();
-  const std::string data = metadata.substr(0, metadata.size() - std::string(".metadata").size()) + ".data";
   for (const int flag : {FS_IMMUTABLE_FL, FS_APPEND_FL}) {
-    for (const std::string& file : {metadata, data}) {
+    for (const std::string& file : {metadata, DataFileOf(metadata)}) {
       SCOPED_TRACE(file + (flag == FS_IMMUTABLE_FL ? " immutable" : " append-only"));
       if (!SetInodeFlag(file, flag, true)) GTEST_SKIP() << "cannot set inode flags here";
       RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
       ASSERT_TRUE(SetInodeFlag(file, flag, false));
-      EXPECT_EQ(1, r.exit_status) << Describe(r);
-      json j = json::parse(r.out);
-      const json& corruption = j["entries"]["corruption"];
-      ASSERT_EQ(1u, corruption.size()) << corruption;
-      EXPECT_EQ("io_error", corruption[0]["kind"]);
-      EXPECT_EQ(file, corruption[0]["file"]);
-      EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());
+      ExpectOnlyUnwritable(r, file);
     }
   }
   RunResult ok = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root});
