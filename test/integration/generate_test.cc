@@ -398,6 +398,21 @@ TEST_F(GenerateTest, RootsUnderTwoNamesOrUnmakeable) {
   expect_refused({"--fs_data_dirs=" + a, "--fs_wal_dir=" + w}, "are the same directory",
                  {env::JoinPath(a, "instance"), env::JoinPath(a, "data")});
 
+  // A bind mount: one directory under two real paths (in a private mount
+  // namespace; skipped where one cannot be made).
+  const std::string x = tmp_.Join("x"), y = tmp_.Join("y");
+  ASSERT_OK(env::CreateDirs(x));
+  ASSERT_OK(env::CreateDirs(y));
+  const std::string script = "mount --bind " + x + " " + y + " || exit 77; exec " +
+                             test::KuduBinary() + " fs generate --containers=1 --fs_data_dirs=" + x +
+                             " --fs_wal_dir=" + y;
+  RunResult bound = RunProgram(tmp_, "unshare", {"-m", "sh", "-c", script});
+  if (bound.exit_status != 77 && bound.err.find("unshare failed") == std::string::npos) {
+    EXPECT_EQ(2, bound.exit_status) << Describe(bound);
+    EXPECT_NE(std::string::npos, bound.err.find("are the same directory")) << bound.err;
+    EXPECT_FALSE(env::FileExists(env::JoinPath(x, "data")));
+  }
+
   const std::string b = tmp_.Join("b"), c = tmp_.Join("c");
   ASSERT_EQ(0, ::symlink(b.c_str(), c.c_str()));
   ASSERT_OK(env::CreateDirs(b));

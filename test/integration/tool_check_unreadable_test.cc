@@ -62,14 +62,16 @@ class ToolCheckUnreadableTest : public test::KuduToolTest {
   }
   // `r` is a check that found one container fatal: `file` could not be
   // opened for writing.
-  static void ExpectOnlyUnwritable(const RunResult& r, const std::string& file) {
+  static void ExpectOnlyUnwritable(const RunResult& r, const std::string& file,
+                                   const std::string& why = "Permission denied") {
     EXPECT_EQ(1, r.exit_status) << Describe(r);
     json j = json::parse(r.out);
     const json& corruption = j["entries"]["corruption"];
     ASSERT_EQ(1u, corruption.size()) << corruption;
     EXPECT_EQ("io_error", corruption[0]["kind"]);
     EXPECT_EQ(file, corruption[0]["file"]);
-    EXPECT_NE(std::string::npos, corruption[0]["message"].get<std::string>().find("Permission denied"));
+    EXPECT_NE(std::string::npos, corruption[0]["message"].get<std::string>().find(why))
+        << corruption[0]["message"];
     EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());
   }
   static std::string DataFileOf(const std::string& metadata) {
@@ -212,7 +214,7 @@ TEST_F(ToolCheckUnreadableTest, AnImmutableOrAppendOnlyContainerFileIsFatal) {
       if (!SetInodeFlag(file, flag, true)) GTEST_SKIP() << "cannot set inode flags here";
       RunResult r = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
       ASSERT_TRUE(SetInodeFlag(file, flag, false));
-      ExpectOnlyUnwritable(r, file);
+      ExpectOnlyUnwritable(r, file, "Operation not permitted");
     }
   }
   RunResult ok = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root});
@@ -221,23 +223,39 @@ TEST_F(ToolCheckUnreadableTest, AnImmutableOrAppendOnlyContainerFileIsFatal) {
 
 // On a read-only mount no container file opens for writing: every
 // container is fatal (and the lock, a read-write open too, is not taken).
-// In a private mount namespace with the root bound read-only over itself;
+// What counts is the mount each file is reached on: a container whose files
+// are symlinks to a writable store is fine in a read-only dir, and one whose
+// files are symlinks into a read-only store is fatal in a writable dir. In
+// a private mount namespace with a directory bound read-only over itself;
 // skipped where one cannot be made.
 TEST_F(ToolCheckUnreadableTest, ContainersOnAReadOnlyMountAreFatal) {
-  const std::string root = tmp_.Join("a");
+  const std::string root = tmp_.Join("a"), store = tmp_.Join("store");
   Generate({root}, 3, 5);
   ASSERT_FALSE(HasFatalFailure());
-  const std::string script = "mount --bind " + root + " " + root + " && mount -o remount,bind,ro " +
-                             root + " || exit 77; exec " + test::KuduBinary() +
-                             " fs check --format=json --fs_data_dirs=" + root;
-  RunResult r = test::RunProgram(tmp_, "unshare", {"-m", "sh", "-c", script});
+  ASSERT_OK(env::CreateDirs(store));
+  const std::string moved = MetadataFiles(root).front();
+  for (const std::string& file : {moved, DataFileOf(moved)}) {
+    const std::string there = env::JoinPath(store, file.substr(file.rfind('/') + 1));
+    ASSERT_EQ(0, ::rename(file.c_str(), there.c_str()));
+    ASSERT_EQ(0, ::symlink(there.c_str(), file.c_str()));
+  }
+  auto check_with_read_only = [&](const std::string& dir) {
+    const std::string script = "mount --bind " + dir + " " + dir + " && mount -o remount,bind,ro " +
+                               dir + " || exit 77; exec " + test::KuduBinary() +
+                               " fs check --format=json --fs_data_dirs=" + root;
+    return test::RunProgram(tmp_, "unshare", {"-m", "sh", "-c", script});
+  };
+  RunResult r = check_with_read_only(root);
   if (r.exit_status == 77 || r.err.find("unshare failed") != std::string::npos) {
     GTEST_SKIP() << "no private read-only mount here: " << r.err;
   }
   EXPECT_EQ(1, r.exit_status) << Describe(r);
   json j = json::parse(r.out);
-  EXPECT_EQ(3u, j["corrupt_containers"].get<uint64_t>()) << r.out;
+  EXPECT_EQ(2u, j["corrupt_containers"].get<uint64_t>()) << r.out;  // not the symlinked one
   EXPECT_EQ(1u, j["unlocked_dirs"].get<uint64_t>()) << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("Read-only file system")) << r.out;
+
+  ExpectOnlyUnwritable(check_with_read_only(store), moved, "Read-only file system");
   RunResult ok = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root});
   EXPECT_EQ(0, ok.exit_status) << Describe(ok);
 }

@@ -75,10 +75,11 @@ struct ContainerInfo {
   uint64_t metadata_size = 0;
   bool encrypted = false;      // opened with a server key
   uint64_t fs_block_size = 4096;
-  // Whether this process may open each file for reading and writing, as a
-  // server opens both (from the listing's stat; true when missing).
-  bool metadata_read_write = true;
-  bool data_read_write = true;
+  // 0 when this process may open each file for reading and writing, as a
+  // server opens both, else the errno that open would fail with (from the
+  // listing's stat; 0 when missing).
+  int metadata_rw_error = 0;
+  int data_rw_error = 0;
 
   // Container-level check: a crash while creating (or deleting) it left a
   // container with nothing in it. Not replayed further, not counted as a

@@ -84,17 +84,29 @@ uint64_t BlockSizeOf(const std::string& root) {
   return block_size;
 }
 
-// Whether this process may open a file of this stat for reading and
-// writing. An immutable or append-only file (`write_protected`, from the
-// same statx) or one on a read-only mount cannot be, whatever its mode.
-// Otherwise the mode bits answer without a system call, and only when they
-// say no does access(2) decide (root's capabilities, or an ACL, may still
-// allow it). An ACL entry that refuses what the bits allow is not read: it
-// would cost a system call per file, and only concerns a user who is
-// neither the files' owner nor root.
-bool MayReadAndWrite(int dir_fd, const std::string& name, const struct stat& st,
-                     bool write_protected, bool read_only_mount) {
-  if (write_protected || read_only_mount) return false;
+// The mount a data dir is on: most container files are reached on it.
+struct DirMount {
+  uint64_t id = 0;  // 0: unknown
+  bool read_only = false;
+};
+
+// 0 when this process may open a file of this stat for reading and
+// writing, else the errno its open would fail with. An immutable or
+// append-only file (from the same statx) cannot be, whatever its mode. A
+// file reached on another mount than its dir (a symlink out of it, a bind
+// mount over it) is asked of access(2), which knows its mount; on the
+// dir's mount, the mount's flag (asked once per dir) and the mode bits
+// answer without a system call, and only when the bits say no does
+// access(2) decide (root's capabilities, or an ACL, may still allow it).
+// An ACL entry that refuses what the bits allow is not read: it would cost
+// a system call per file, and only concerns a user who is neither the
+// files' owner nor root.
+int ReadWriteError(int dir_fd, const std::string& name, const struct stat& st,
+                   const env::FileAttributes& attrs, const DirMount& dir) {
+  auto ask = [&]() { return ::faccessat(dir_fd, name.c_str(), R_OK | W_OK, AT_EACCESS) == 0 ? 0 : errno; };
+  if (attrs.write_protected) return EPERM;
+  if (attrs.mount_id == 0 || attrs.mount_id != dir.id) return ask();
+  if (dir.read_only) return EROFS;
   struct Credentials {
     uid_t uid = ::geteuid();
     gid_t gid = ::getegid();
@@ -115,20 +127,20 @@ bool MayReadAndWrite(int dir_fd, const std::string& name, const struct stat& st,
   } else {
     bits = st.st_mode & 7;
   }
-  if ((bits & 6) == 6) return true;
-  return ::faccessat(dir_fd, name.c_str(), R_OK | W_OK, AT_EACCESS) == 0;
+  if ((bits & 6) == 6) return 0;
+  return ask();
 }
 
 // Notes one listed file of a container (its size included, and whether it
 // could be opened for reading and writing), found by its name in `dir_fd`,
 // the container's data/. A file that is not a regular file makes the
 // container fatal (§4.1) without being opened.
-Status AddContainerFile(int dir_fd, bool read_only_mount, const std::string& path,
+Status AddContainerFile(int dir_fd, const DirMount& mount, const std::string& path,
                         bool is_metadata, ContainerInfo* c) {
   struct stat st;
-  bool write_protected = false;
+  env::FileAttributes attrs;
   const std::string name = c->id + (is_metadata ? kMetadataSuffix : kDataSuffix);
-  Status s = env::StatRegularFileAt(dir_fd, name, path, &st, &write_protected);
+  Status s = env::StatRegularFileAt(dir_fd, name, path, &st, &attrs);
   if (s.IsNotFound()) return Status::OK();  // deleted since the listing: as if absent
   if (s.IsIllegalState()) {
     (is_metadata ? c->has_metadata : c->has_data) = true;
@@ -138,15 +150,15 @@ Status AddContainerFile(int dir_fd, bool read_only_mount, const std::string& pat
   }
   RETURN_NOT_OK(s);
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  const bool read_write = MayReadAndWrite(dir_fd, name, st, write_protected, read_only_mount);
+  const int rw_error = ReadWriteError(dir_fd, name, st, attrs, mount);
   if (is_metadata) {
     c->has_metadata = true;
     c->metadata_size = size;
-    c->metadata_read_write = read_write;
+    c->metadata_rw_error = rw_error;
   } else {
     c->has_data = true;
     c->data_size = size;
-    c->data_read_write = read_write;
+    c->data_rw_error = rw_error;
   }
   return Status::OK();
 }
@@ -228,14 +240,13 @@ Status PairContainerFiles(uint32_t dir_index, const std::string& data_dir,
 // the budget ran out, the process's descriptors did (no more are tried),
 // or the open failed for a reason the stat will say (not a regular file, a
 // symlink, deleted since the listing, no read permission).
-bool HoldMetadataFile(int dir_fd, bool read_only_mount, ContainerInfo* c, int* held,
+bool HoldMetadataFile(int dir_fd, const DirMount& mount, ContainerInfo* c, int* held,
                       std::atomic<int64_t>* budget) {
   if (budget->fetch_sub(1, std::memory_order_relaxed) <= 0) return false;
   const char* name = c->metadata_path.c_str() + (c->path.size() - c->id.size());
   struct stat st;
-  bool write_protected = false;
-  Status s =
-      RandomAccessFile::OpenDescriptorAt(dir_fd, name, c->metadata_path, held, &st, &write_protected);
+  env::FileAttributes attrs;
+  Status s = RandomAccessFile::OpenDescriptorAt(dir_fd, name, c->metadata_path, held, &st, &attrs);
   if (!s.ok()) {
     *held = -1;
     if (s.posix_code() == EMFILE || s.posix_code() == ENFILE) budget->store(0);
@@ -243,7 +254,7 @@ bool HoldMetadataFile(int dir_fd, bool read_only_mount, ContainerInfo* c, int* h
   }
   c->has_metadata = true;
   c->metadata_size = static_cast<uint64_t>(st.st_size);
-  c->metadata_read_write = MayReadAndWrite(dir_fd, name, st, write_protected, read_only_mount);
+  c->metadata_rw_error = ReadWriteError(dir_fd, name, st, attrs, mount);
   return true;
 }
 
@@ -270,7 +281,7 @@ void ReserveDescriptors(int fd, int64_t n) {
 // (`dir_fds`, by dir index): the data file stat'ed, the metadata file
 // opened into `*held` (HoldMetadataFile) or else stat'ed.
 Status BuildContainer(const ListedContainer& listed, const std::vector<std::string>& data_dirs,
-                      const std::vector<int>& dir_fds, const std::vector<uint8_t>& read_only_mounts,
+                      const std::vector<int>& dir_fds, const std::vector<DirMount>& mounts,
                       bool encrypted, const std::vector<uint64_t>& fs_block_sizes,
                       ContainerInfo* c, int* held, std::atomic<int64_t>* budget) {
   const std::string& data_dir = data_dirs[listed.dir_index];
@@ -283,10 +294,10 @@ Status BuildContainer(const ListedContainer& listed, const std::vector<std::stri
   c->encrypted = encrypted;
   c->fs_block_size = fs_block_sizes[listed.dir_index];
   const int fd = dir_fds[listed.dir_index];
-  const bool ro = read_only_mounts[listed.dir_index] != 0;
-  if (listed.found & kListedData) RETURN_NOT_OK(AddContainerFile(fd, ro, c->data_path, false, c));
-  if ((listed.found & kListedMetadata) && !HoldMetadataFile(fd, ro, c, held, budget)) {
-    RETURN_NOT_OK(AddContainerFile(fd, ro, c->metadata_path, true, c));
+  const DirMount& mount = mounts[listed.dir_index];
+  if (listed.found & kListedData) RETURN_NOT_OK(AddContainerFile(fd, mount, c->data_path, false, c));
+  if ((listed.found & kListedMetadata) && !HoldMetadataFile(fd, mount, c, held, budget)) {
+    RETURN_NOT_OK(AddContainerFile(fd, mount, c->metadata_path, true, c));
   }
   return Status::OK();
 }
@@ -313,14 +324,18 @@ Status BuildContainers(const std::vector<ListedContainer>& listed,
   held->assign(n, -1);
   std::atomic<int64_t> budget{static_cast<int64_t>(std::min<size_t>(held_budget, n))};
   if (budget.load() > 0 && !dir_fds.empty()) ReserveDescriptors(dir_fds[0], budget.load());
-  // Whether each dir is on a read-only mount: one question per dir.
-  std::vector<uint8_t> read_only_mounts(dir_fds.size(), 0);
+  // Each dir's mount, and whether it is read-only: asked once per dir.
+  std::vector<DirMount> mounts(dir_fds.size());
   for (size_t d = 0; d < dir_fds.size(); d++) {
+    if (dir_fds[d] < 0) continue;
+    struct stat st;
+    env::FileAttributes attrs;
+    if (env::StatAt(dir_fds[d], "", AT_EMPTY_PATH, &st, &attrs) == 0) mounts[d].id = attrs.mount_id;
     struct statvfs vfs;
-    read_only_mounts[d] = dir_fds[d] >= 0 && ::fstatvfs(dir_fds[d], &vfs) == 0 && (vfs.f_flag & ST_RDONLY) != 0;
+    mounts[d].read_only = ::fstatvfs(dir_fds[d], &vfs) == 0 && (vfs.f_flag & ST_RDONLY) != 0;
   }
   auto build = [&](size_t i) {
-    return BuildContainer(listed[i], data_dirs, dir_fds, read_only_mounts, encrypted,
+    return BuildContainer(listed[i], data_dirs, dir_fds, mounts, encrypted,
                           fs_block_sizes, &(*containers)[i], &(*held)[i], &budget);
   };
   std::vector<Status> statuses(n);

@@ -18,6 +18,7 @@
 #include "kudu/fs/container_load.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -82,13 +83,15 @@ std::unique_ptr<RandomAccessFile> OpenMetadata(ContainerInfo* c, int data_dir_fd
 // False, with the container's fatal problem, when the listing found that
 // one of its files could not be opened for reading and writing.
 bool OpenableForWriting(ContainerInfo* c) {
-  const std::string* refused = !c->metadata_read_write ? &c->metadata_path
-                               : !c->data_read_write   ? &c->data_path
-                                                       : nullptr;
-  if (refused == nullptr) return true;
-  c->AddProblem(ContainerProblem::Kind::kIOError, *refused, 0,
-                Status::IOError(*refused + ": Permission denied: a server opens every container "
-                                "file for reading and writing"));
+  const bool metadata = c->metadata_rw_error != 0;
+  if (!metadata && c->data_rw_error == 0) return true;
+  const std::string& path = metadata ? c->metadata_path : c->data_path;
+  const int err = metadata ? c->metadata_rw_error : c->data_rw_error;
+  c->AddProblem(ContainerProblem::Kind::kIOError, path, 0,
+                Status::IOError(path + ": " + std::strerror(err) +
+                                    ": a server opens every container file for reading and "
+                                    "writing",
+                                "", err));
   return false;
 }
 

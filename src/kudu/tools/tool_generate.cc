@@ -169,17 +169,30 @@ Status WouldBePath(const std::string& root, std::string* out) {
 // Each root its own directory: Kudu's format fails on a root that is
 // another under a second name (its instance file exists already). The
 // same name twice is one root.
+// Roots that exist are compared by device and inode as well (a bind
+// mount is one directory under two real paths).
 Status CheckRootsAreDistinct(const std::vector<std::string>& roots) {
-  std::vector<std::pair<std::string, std::string>> seen;  // would-be path, root
+  struct Seen {
+    std::string path;  // would-be path
+    std::string root;
+    bool exists;
+    dev_t dev;
+    ino_t ino;
+  };
+  std::vector<Seen> seen;
   for (const std::string& root : roots) {
-    std::string path;
-    RETURN_NOT_OK(WouldBePath(root, &path));
-    for (const auto& [other_path, other] : seen) {
-      if (other_path == path && other != root) {
-        return Status::InvalidArgument(other + " and " + root + " are the same directory");
+    Seen me{"", root, false, 0, 0};
+    RETURN_NOT_OK(WouldBePath(root, &me.path));
+    struct stat st;
+    if (::stat(root.c_str(), &st) == 0) me = Seen{me.path, root, true, st.st_dev, st.st_ino};
+    for (const Seen& other : seen) {
+      const bool same = other.path == me.path ||
+                        (other.exists && me.exists && other.dev == me.dev && other.ino == me.ino);
+      if (same && other.root != root) {
+        return Status::InvalidArgument(other.root + " and " + root + " are the same directory");
       }
     }
-    seen.emplace_back(path, root);
+    seen.push_back(me);
   }
   return Status::OK();
 }

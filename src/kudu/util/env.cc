@@ -93,12 +93,12 @@ Status GetRegularFileSizeAt(int dir_fd, const std::string& name, const std::stri
   return Status::OK();
 }
 
-int StatAt(int dir_fd, const char* name, int flags, struct stat* st, bool* write_protected) {
+int StatAt(int dir_fd, const char* name, int flags, struct stat* st, FileAttributes* attrs) {
   struct statx x;
-  if (::statx(dir_fd, name, flags, STATX_BASIC_STATS, &x) != 0) {
+  *attrs = FileAttributes();
+  if (::statx(dir_fd, name, flags, STATX_BASIC_STATS | STATX_MNT_ID, &x) != 0) {
     if (errno != ENOSYS) return -1;
-    *write_protected = false;  // a kernel before statx: the attributes are unknown
-    return ::fstatat(dir_fd, name, st, flags);
+    return ::fstatat(dir_fd, name, st, flags);  // a kernel before statx: attributes unknown
   }
   *st = {};
   st->st_dev = makedev(x.stx_dev_major, x.stx_dev_minor);
@@ -114,14 +114,15 @@ int StatAt(int dir_fd, const char* name, int flags, struct stat* st, bool* write
   st->st_atim = {x.stx_atime.tv_sec, x.stx_atime.tv_nsec};
   st->st_mtim = {x.stx_mtime.tv_sec, x.stx_mtime.tv_nsec};
   st->st_ctim = {x.stx_ctime.tv_sec, x.stx_ctime.tv_nsec};
-  *write_protected = (x.stx_attributes & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)) != 0;
+  attrs->write_protected = (x.stx_attributes & (STATX_ATTR_IMMUTABLE | STATX_ATTR_APPEND)) != 0;
+  if (x.stx_mask & STATX_MNT_ID) attrs->mount_id = x.stx_mnt_id;
   return 0;
 }
 
 Status StatRegularFileAt(int dir_fd, const std::string& name, const std::string& path,
-                         struct stat* out, bool* write_protected) {
+                         struct stat* out, FileAttributes* attrs_out) {
   struct stat& st = *out;
-  bool attrs = false;
+  FileAttributes attrs;
   if (StatAt(dir_fd, name.c_str(), AT_SYMLINK_NOFOLLOW, &st, &attrs) != 0) {
     return Status::FromErrno(path, errno);
   }
@@ -131,7 +132,7 @@ Status StatRegularFileAt(int dir_fd, const std::string& name, const std::string&
     return Status::IllegalState(path + ": not a regular file (" +
                                 (err == ELOOP ? "a symlink loop" : "a dangling symlink") + ")");
   }
-  if (write_protected != nullptr) *write_protected = attrs;
+  if (attrs_out != nullptr) *attrs_out = attrs;
   if (!S_ISREG(st.st_mode)) {
     return Status::IllegalState(path + ": not a regular file (" + (link ? "a symlink to " : "") +
                                 FileTypeName(st.st_mode) + ")");

@@ -54,15 +54,19 @@ Status GetRegularFileSize(const std::string& path, uint64_t* size);
 // files in one directory.
 Status GetRegularFileSizeAt(int dir_fd, const std::string& name, const std::string& path,
                             uint64_t* size);
+// What statx(2) says of a file beyond struct stat.
+struct FileAttributes {
+  // Immutable or append-only (chattr +i / +a): no open for writing gets
+  // past it, whatever the mode says.
+  bool write_protected = false;
+  uint64_t mount_id = 0;  // the mount the file was reached on; 0: unknown
+};
 // The same, with the whole stat of the file (its target, for a symlink)
-// and, when `write_protected` is given, whether it is immutable or
-// append-only (chattr +i / +a), which no open for writing gets past
-// whatever the mode says.
+// and, when `attrs` is given, its attributes.
 Status StatRegularFileAt(int dir_fd, const std::string& name, const std::string& path,
-                         struct stat* out, bool* write_protected = nullptr);
-// fstatat(2) by statx(2), which also gives the file's attributes:
-// `*write_protected` as above. 0, or -1 with errno.
-int StatAt(int dir_fd, const char* name, int flags, struct stat* st, bool* write_protected);
+                         struct stat* out, FileAttributes* attrs = nullptr);
+// fstatat(2) by statx(2), with the attributes. 0, or -1 with errno.
+int StatAt(int dir_fd, const char* name, int flags, struct stat* st, FileAttributes* attrs);
 // The disk space `path` occupies: st_blocks x 512 (holes excluded).
 Status GetFileAllocatedSize(const std::string& path, uint64_t* bytes);
 bool FileExists(const std::string& path);

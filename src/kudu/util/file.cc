@@ -61,20 +61,20 @@ ssize_t FaultedLength(IoFault fault, size_t want) {
 // `path`.
 Status OpenAndStat(int dir_fd, const char* name, const std::string& path, int flags, int* fd_out,
                    uint64_t* size, struct stat* st_out = nullptr,
-                   bool* write_protected = nullptr) {
+                   env::FileAttributes* attrs_out = nullptr) {
   int fd;
   do {
     fd = ::openat(dir_fd, name, flags, 0644);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return Status::FromErrno(path, errno);
   struct stat st;
-  bool attrs = false;
+  env::FileAttributes attrs;
   if (env::StatAt(fd, "", AT_EMPTY_PATH, &st, &attrs) != 0) {
     int err = errno;
     ::close(fd);
     return Status::FromErrno(path, err);
   }
-  if (write_protected != nullptr) *write_protected = attrs;
+  if (attrs_out != nullptr) *attrs_out = attrs;
   // The path may have been swapped for a FIFO or device since it was
   // listed: O_NONBLOCK kept the open from blocking, and nothing but a
   // regular file is read.
@@ -114,10 +114,10 @@ Status RandomAccessFile::OpenAt(int dir_fd, const std::string& path, const Serve
 }
 
 Status RandomAccessFile::OpenDescriptorAt(int dir_fd, const char* name, const std::string& path,
-                                          int* fd, struct stat* st, bool* write_protected) {
+                                          int* fd, struct stat* st, env::FileAttributes* attrs) {
   uint64_t size;
   return OpenAndStat(dir_fd, name, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, fd,
-                     &size, st, write_protected);
+                     &size, st, attrs);
 }
 
 Status RandomAccessFile::FromOpenFd(int fd, const std::string& path, uint64_t size,

@@ -32,6 +32,7 @@
 
 #include "kudu/util/deferred_close.h"
 #include "kudu/util/encryption.h"
+#include "kudu/util/env.h"
 #include "kudu/util/slice.h"
 #include "kudu/util/status.h"
 
@@ -76,10 +77,9 @@ class RandomAccessFile {
   // by name and then look the name up again to open it. A symlink is not
   // followed (ELOOP) and anything but a regular file is refused
   // (IllegalState) without blocking on it; errors name `path`.
-  // With `write_protected`: whether the file is immutable or append-only
-  // (env::StatAt).
+  // With `attrs`: what statx says beyond the stat (env::StatAt).
   static Status OpenDescriptorAt(int dir_fd, const char* name, const std::string& path, int* fd,
-                                 struct stat* st, bool* write_protected = nullptr);
+                                 struct stat* st, env::FileAttributes* attrs = nullptr);
   // A file over `fd` (from OpenDescriptorAt; taken: closed with the file, or
   // here on failure) of `size` bytes, named `path`; with a server key its
   // encryption header is read and checked, as Open does.
