@@ -15,12 +15,11 @@
 // specific language governing permissions and limitations
 // under the License.
 
-// The repair's limits and steps one by one (§7, §7.1): which dirs a fatal
-// problem holds back, what a failed step leaves and says, extra-space
-// truncation, re-punching that spares live bytes, a compaction that keeps
-// the next block offset, the highest id, the owner and the mode, a partial
-// record that is never truncated when a valid record follows it, and
-// entries that only look like temporary files.
+// The repair's limits and steps one by one (§7): which dirs a fatal problem
+// holds back, what a failed step leaves and says, extra-space truncation,
+// re-punching that spares live bytes, a partial record that is never
+// truncated when a valid record follows it, and entries that only look like
+// temporary files. The compaction step (§7.1) is repair_compaction_test's.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -44,6 +43,7 @@
 #include "kudu/util/io_fault_injector.h"
 #include "util/fs_fixture_util.h"
 #include "util/lbm_corruptor.h"
+#include "util/repair_fixture.h"
 #include "util/test_macros.h"
 #include "util/test_util.h"
 
@@ -56,136 +56,7 @@ using test::HandContainer;
 using test::MakeCreate;
 using test::MakeDelete;
 
-class RepairStepsTest : public test::PlainAndEncryptedTest {
- protected:
-  RepairStepsTest() : PlainAndEncryptedTest(/*key_bytes=*/16, /*blocks=*/8) {}
-  fs::BlockManagerOpenOptions Options(const std::vector<std::string>& roots, bool repair,
-                                      int64_t max_blocks = 4) const {
-    fs::BlockManagerOpenOptions o = test::OpenOptions(roots, k_);
-    o.max_container_blocks = max_blocks;
-    o.repair = repair;
-    return o;
-  }
-  BlockRecordPB Create(uint64_t id, int slot, int64_t length = 100, uint64_t ts = 1) const {
-    return MakeCreate(id, SlotOffset(slot), length, ts);
-  }
-  HandContainer Write(const std::string& root, int n, const std::vector<BlockRecordPB>& rs,
-                      uint32_t version = 2) {
-    HandContainer c;
-    EXPECT_OK(test::WriteHandContainer(root, test::ContainerIdFor(n), data_size_, &rs, k_, &c,
-                                       version));
-    return c;
-  }
-  // Every block's space of a data file written, so that it is allocated
-  // (a dead block's too).
-  void WriteEveryBlock(const std::string& data_path) {
-    WriteEncryption enc;
-    enc.server_key = k_;
-    std::unique_ptr<WritableFile> f;
-    ASSERT_OK(WritableFile::Open(data_path, CreateMode::kOpenExisting, enc, &f));
-    ASSERT_OK(f->Write(base_, Slice(test::RandomBytes(data_size_ - base_, 3))));
-    ASSERT_OK(f->Close());
-  }
-  // A container with a partial trailing record (its last record torn).
-  HandContainer WritePartial(const std::string& root, int n, uint64_t first_id) {
-    HandContainer c = Write(root, n, {Create(first_id, 0), Create(first_id + 1, 1)});
-    EXPECT_OK(test::TruncateFileTo(c.metadata_path, c.end_offset - 3));
-    return c;
-  }
-  static const ContainerInfo* Find(const OpenResult& r, const std::string& path) {
-    for (const ContainerInfo& c : r.containers) {
-      if (c.path == path) return &c;
-    }
-    return nullptr;
-  }
-  // A data dir written by the server's writer: full containers with dead
-  // blocks punched, as a server leaves them.
-  // `adjust`, when given, changes the workload before it runs.
-  void Generate(const std::vector<std::string>& roots,
-                const std::function<void(fs::BlockWorkloadOptions*)>& adjust = nullptr) {
-    fs::BlockWorkloadOptions wo;
-    wo.writer.data_dirs = roots;
-    wo.writer.server_key = k_;
-    wo.writer.sync = false;
-    wo.writer.fs_block_size = 4096;
-    wo.containers = 4;
-    wo.blocks_per_container = 30;
-    wo.deleted_block_percentage = 30;
-    wo.max_block_size = 2048;
-    wo.max_group_size = 2;
-    wo.seed = 7;
-    if (adjust) adjust(&wo);
-    fs::BlockWorkloadResult gen;
-    ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
-  }
-  test::LbmCorruptor::Options CorruptorOptions(const std::vector<std::string>& roots) const {
-    test::LbmCorruptor::Options o;
-    o.roots = roots;
-    o.server_key = k_;
-    o.max_container_blocks = 30;
-    o.seed = 3;
-    return o;
-  }
-  static uint64_t Allocated(const std::string& path) {
-    uint64_t n = 0;
-    EXPECT_OK(env::GetFileAllocatedSize(path, &n));
-    return n;
-  }
-
-  // A repair of `root` whose `nth` call of `op` fails (EIO); the syncs it
-  // made.
-  uint64_t RepairWithAFault(IoOp op, uint64_t nth, const std::string& root, OpenResult* r) {
-    IoFaultInjector::Arm(op, nth, IoFault::kEIO);
-    fs::OpenBlockManager(Options({root}, true), r);
-    const uint64_t syncs = IoFaultInjector::Count(IoOp::kSync);
-    IoFaultInjector::Disarm();
-    return syncs;
-  }
-
-  // A repair of `roots` whose first delete of `path` fails (EIO).
-  void RepairWithADeleteFailing(const std::vector<std::string>& roots, const std::string& path,
-                                OpenResult* r) {
-    IoFaultInjector::Arm(IoOp::kDelete, 1, IoFault::kEIO, path);
-    fs::OpenBlockManager(Options(roots, true), r);
-    const bool fired = IoFaultInjector::Fired();
-    IoFaultInjector::Disarm();
-    ASSERT_TRUE(fired);
-  }
-
-  // The open saw `records` in a low-live container; a writer appended
-  // `appended` since. The compaction re-reads the file, sees that its live
-  // set is no longer the open's, fails its step and leaves the file as it is.
-  void ExpectCompactionRefused(std::vector<BlockRecordPB> records,
-                               const std::vector<BlockRecordPB>& appended) {
-    const std::string root = tmp_.Join("d");
-    const HandContainer c = Write(root, 1, records);
-    OpenResult r;
-    ASSERT_OK(fs::OpenBlockManager(Options({root}, false, 5), &r));
-    ASSERT_EQ(1u, r.containers.size());
-    ASSERT_TRUE(r.containers[0].low_live);
-    ASSERT_NE(nullptr, r.block_map);
-    records.insert(records.end(), appended.begin(), appended.end());
-    Write(root, 1, records);
-    std::string bytes;
-    ASSERT_OK(test::ReadFileToString(c.metadata_path, &bytes));
-
-    fs::RepairInput in;
-    in.server_key = k_;
-    in.containers = &r.containers;
-    in.block_map = r.block_map.get();
-    fs::RepairSummary sum;
-    EXPECT_FALSE(fs::RepairContainers(in, &sum).ok());
-    ASSERT_EQ(1u, sum.errors.size());
-    EXPECT_STREQ(fs::kCompactionStep, sum.errors[0].step);
-    EXPECT_EQ(c.metadata_path, sum.errors[0].path);
-    EXPECT_EQ(0u, sum.low_live_metadata_rewritten);
-    std::string after;
-    ASSERT_OK(test::ReadFileToString(c.metadata_path, &after));
-    EXPECT_TRUE(bytes == after) << "the metadata file was changed";
-  }
-
-  test::TempDir tmp_;
-};
+class RepairStepsTest : public test::RepairFixture {};
 
 // §7: a dir whose records hold a malformed record gets no repair; the
 // other dirs are repaired.
@@ -547,80 +418,6 @@ TEST_P(RepairStepsTest, RepunchingSparesLiveBytesInADeadBlocksTail) {
   EXPECT_EQ(std::string(4096 - 500, '\0'), got.substr(500));
 }
 
-// §7.1: the compacted file replays to the same live set, next block offset
-// and highest id (two dead blocks kept for it), is v2, and keeps the old
-// file's owner, group and mode.
-TEST_P(RepairStepsTest, CompactionKeepsNextOffsetHighestIdOwnerAndMode) {
-  const std::string root = tmp_.Join("d");
-  // Block 7 ends the container, block 9 has the highest id, block 3 is
-  // dropped; block 1 (and 5, created later but stamped earlier) stay live.
-  const HandContainer c = Write(root, 1,
-                                {Create(1, 1, 100, 50), Create(7, 5, 100, 2), Create(9, 0, 100, 3),
-                                 Create(3, 2, 100, 4), Create(5, 4, 100, 10), MakeDelete(7),
-                                 MakeDelete(9), MakeDelete(3)},
-                                GetParam() ? 2 : 1);
-  ASSERT_EQ(0, ::chmod(c.metadata_path.c_str(), 0640));
-  const bool root_user = ::geteuid() == 0;
-  if (root_user) {
-    ASSERT_EQ(0, ::chown(c.metadata_path.c_str(), 12345, 23456));
-  }
-
-  OpenResult before;
-  ASSERT_OK(fs::OpenBlockManager(Options({root}, false, 5), &before));
-  const ContainerInfo* b = Find(before, c.path);
-  ASSERT_NE(nullptr, b);
-  ASSERT_TRUE(b->low_live);
-
-  OpenResult r;
-  ASSERT_OK(fs::OpenBlockManager(Options({root}, true, 5), &r));
-  EXPECT_TRUE(r.repairs.errors.empty()) << r.repairs.status.ToString();
-  EXPECT_EQ(1u, r.repairs.low_live_metadata_rewritten);
-
-  OpenResult after;
-  ASSERT_OK(fs::OpenBlockManager(Options({root}, false, 5), &after));
-  EXPECT_EQ(test::LiveSetOf(before), test::LiveSetOf(after));
-  const ContainerInfo* a = Find(after, c.path);
-  ASSERT_NE(nullptr, a);
-  EXPECT_EQ(b->next_write_offset, a->next_write_offset);
-  EXPECT_EQ(b->max_block_id, a->max_block_id);
-  EXPECT_EQ(before.next_block_id, after.next_block_id);
-  EXPECT_EQ(4u, a->total_blocks);  // 7, 9 kept dead; 1, 5 live
-  EXPECT_EQ(6u, a->outcome.records);
-
-  struct stat st;
-  ASSERT_EQ(0, ::stat(c.metadata_path.c_str(), &st));
-  EXPECT_EQ(0640u, st.st_mode & 07777);
-  if (root_user) {
-    EXPECT_EQ(12345u, st.st_uid);
-    EXPECT_EQ(23456u, st.st_gid);
-  }
-  std::string bytes;
-  ASSERT_OK(test::ReadFileToString(c.metadata_path, &bytes));
-  const size_t header = GetParam() ? kEncryptionHeaderSize : 0;
-  ASSERT_GT(bytes.size(), header + 12);
-  if (!GetParam()) {
-    EXPECT_EQ('\2', bytes[header + 8]) << "the compacted file is v2";
-  }
-}
-
-// A compaction of a file that changed since the open (a block deleted
-// since) fails and changes nothing (§7.1 step 1).
-TEST_P(RepairStepsTest, CompactionOfAFileThatChangedSinceTheOpenFails) {
-  ExpectCompactionRefused({Create(1, 0), Create(2, 1), Create(3, 2), Create(4, 3), Create(5, 4),
-                           MakeDelete(1), MakeDelete(2), MakeDelete(3)},
-                          {MakeDelete(4)});
-}
-
-// The same with a change that keeps every count the open took (live
-// blocks, next block offset, highest id): a block deleted and another one,
-// of a lower id and inside the space already used, created. Only the live
-// set tells: §7.1 compares it.
-TEST_P(RepairStepsTest, CompactionComparesTheLiveSetNotOnlyItsCounts) {
-  ExpectCompactionRefused({Create(10, 0), Create(20, 1), Create(30, 2), Create(40, 3),
-                           Create(50, 4), MakeDelete(10), MakeDelete(20), MakeDelete(30)},
-                          {MakeDelete(40), Create(15, 0)});
-}
-
 // A record whose length runs past the end with a valid record after it is
 // damage, never a torn write: whatever the open calls it, the repair never
 // cuts the valid records after it.
@@ -675,10 +472,7 @@ TEST_P(RepairStepsTest, OnlyRegularFilesAreTemporaryAndOnlyCopiesStay) {
   EXPECT_TRUE(env::FileExists(only_copy));
 }
 
-INSTANTIATE_TEST_SUITE_P(PlainAndEncrypted, RepairStepsTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& i) {
-                           return i.param ? "encrypted" : "plain";
-                         });
+INSTANTIATE_PLAIN_AND_ENCRYPTED(RepairStepsTest);
 
 }  // namespace
 }  // namespace kudu
