@@ -22,11 +22,15 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -182,6 +186,44 @@ TEST_F(ToolCheckUnreadableTest, AContainerFileThatCannotBeWrittenIsFatal) {
     ASSERT_EQ(0, ::chmod(file.c_str(), 0644));
     RunResult ok = RunUnprivileged({"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
     EXPECT_EQ(0, ok.exit_status) << Describe(ok);
+  }
+}
+
+// Gives `path` an access ACL (the xattr's own layout, acl(5)) whose named
+// entry lets `uid` only read while the mode's other bits let anyone read
+// and write; false where the filesystem has no ACLs.
+bool LetOnlyRead(const std::string& path, uint32_t uid) {
+  struct Entry {
+    uint16_t tag, perm;
+    uint32_t id;
+  };
+  constexpr uint32_t kNoId = ~0u;
+  struct {
+    uint32_t version = 2;
+    Entry e[5];
+  } acl{2, {{0x01, 6, kNoId}, {0x02, 4, uid}, {0x04, 6, kNoId}, {0x10, 6, kNoId}, {0x20, 6, kNoId}}};
+  return ::setxattr(path.c_str(), "system.posix_acl_access", &acl, sizeof(acl), 0) == 0;
+}
+
+// For a user who is not the file's owner an ACL entry can refuse what the
+// mode bits allow (acl(5)): the kernel refuses Kudu's read-write open, so
+// the container is fatal.
+TEST_F(ToolCheckUnreadableTest, AnAclEntryThatRefusesWritingIsFatal) {
+  if (!CanRunUnprivileged()) GTEST_SKIP() << "running as root without setpriv";
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 3, 5);
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string metadata = MetadataFiles(root).back();
+  for (const std::string& file : {metadata, DataFileOf(metadata)}) {
+    SCOPED_TRACE(file);
+    if (::geteuid() == 0) ASSERT_EQ(0, ::chown(file.c_str(), 12345, 12345));
+    ASSERT_EQ(0, ::chmod(file.c_str(), 0666));
+    RunResult bits_only = RunUnprivileged({"fs", "check", "--fs_data_dirs=" + root});
+    EXPECT_EQ(0, bits_only.exit_status) << Describe(bits_only);
+    if (!LetOnlyRead(file, ::geteuid())) GTEST_SKIP() << "no ACLs here: " << std::strerror(errno);
+    ExpectOnlyUnwritable(RunUnprivileged({"fs", "check", "--fs_data_dirs=" + root, "--format=json"}),
+                         file);
+    ASSERT_EQ(0, ::removexattr(file.c_str(), "system.posix_acl_access"));
   }
 }
 

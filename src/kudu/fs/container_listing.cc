@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -90,6 +92,16 @@ struct DirMount {
   bool read_only = false;
 };
 
+// Whether this process's effective capabilities let it read and write
+// files whatever their mode bits and ACLs say (root, unless dropped).
+bool OverridesFilePermissions() {
+  __user_cap_header_struct header{};
+  header.version = _LINUX_CAPABILITY_VERSION_3;
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  if (::syscall(SYS_capget, &header, data) != 0) return false;
+  return (data[CAP_TO_INDEX(CAP_DAC_OVERRIDE)].effective & CAP_TO_MASK(CAP_DAC_OVERRIDE)) != 0;
+}
+
 // 0 when this process may open a file of this stat for reading and
 // writing, else the errno its open would fail with. An immutable or
 // append-only file (from the same statx) cannot be, whatever its mode. A
@@ -98,9 +110,11 @@ struct DirMount {
 // dir's mount, the mount's flag (asked once per dir) and the mode bits
 // answer without a system call, and only when the bits say no does
 // access(2) decide (root's capabilities, or an ACL, may still allow it).
-// An ACL entry that refuses what the bits allow is not read: it would cost
-// a system call per file, and only concerns a user who is neither the
-// files' owner nor root.
+// The owner's bits are all an ACL holds for the owner; for anyone else an
+// ACL entry may refuse what the group or other bits allow, so a process
+// that owns neither the file nor the capability to override its
+// permissions asks access(2) of every file it does not own (a server's own
+// files, and root's check of them, cost no system call).
 int ReadWriteError(int dir_fd, const std::string& name, const struct stat& st,
                    const env::FileAttributes& attrs, const DirMount& dir) {
   auto ask = [&]() { return ::faccessat(dir_fd, name.c_str(), R_OK | W_OK, AT_EACCESS) == 0 ? 0 : errno; };
@@ -110,6 +124,7 @@ int ReadWriteError(int dir_fd, const std::string& name, const struct stat& st,
   struct Credentials {
     uid_t uid = ::geteuid();
     gid_t gid = ::getegid();
+    bool overrides = OverridesFilePermissions();
     std::vector<gid_t> groups;
     Credentials() {
       const int n = ::getgroups(0, nullptr);
@@ -121,6 +136,8 @@ int ReadWriteError(int dir_fd, const std::string& name, const struct stat& st,
   mode_t bits;
   if (st.st_uid == me.uid) {
     bits = (st.st_mode >> 6) & 7;
+  } else if (!me.overrides) {
+    return ask();
   } else if (st.st_gid == me.gid ||
              std::find(me.groups.begin(), me.groups.end(), st.st_gid) != me.groups.end()) {
     bits = (st.st_mode >> 3) & 7;
