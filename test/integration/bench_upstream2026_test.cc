@@ -111,5 +111,35 @@ TEST(BenchUpstream2026Test, AloneBesideStreaming) {
   EXPECT_EQ(0.0, side["ours_speedup_over_upstream2026"].get<double>());
 }
 
+// A run measuring both cache modes: the ours-vs-upstream targets take the
+// warm result (not the last one measured, the cold one here), and the cold
+// target is there, from the cold results only.
+TEST(BenchUpstream2026Test, WarmAndColdEachHaveTheirTargets) {
+  TempDir tmp;
+  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=G4", "--bench_encryption=plain",
+                              "--bench_scale=0.01", "--bench_repetitions=1",
+                              "--bench_min_short_runs=0", "--format=json",
+                              "--bench_cache_mode=warm,cold",
+                              "--bench_strategies=auto,upstream2026",
+                              "--bench_dir=" + tmp.path()});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  json j = json::parse(r.out);
+  std::map<std::string, double> ours_over_up;
+  for (const json& w : j["workloads"]) {
+    ours_over_up[w["cache_mode"].get<std::string>()] =
+        w["upstream2026"]["ours_speedup_over_upstream2026"].get<double>();
+  }
+  ASSERT_EQ(2u, ours_over_up.size()) << r.out;
+  std::map<std::string, json> targets;
+  for (const json& t : j["targets"]) targets[t["name"].get<std::string>()] = t;
+  const json& g4 = targets["ours_vs_upstream2026_g4"];
+  ASSERT_TRUE(g4["measured"].get<bool>()) << g4;
+  EXPECT_EQ(ours_over_up["warm"], g4["value"].get<double>()) << g4;
+  ASSERT_EQ(1u, targets.count("cold_ours_vs_upstream2026")) << r.out;
+  const json& cold = targets["cold_ours_vs_upstream2026"];
+  EXPECT_TRUE(cold["measured"].get<bool>());
+  EXPECT_EQ(ours_over_up["cold"], cold["value"].get<double>()) << cold;
+}
+
 }  // namespace
 }  // namespace kudu

@@ -87,16 +87,25 @@ bool Upstream2026Variant(const std::string& name, BenchVariant* v) {
 }
 
 void AddUpstream2026Targets(const BenchReport& r, std::vector<TargetCheck>* out) {
+  // Warm where the run measured the workload warm (a warm,cold run has one
+  // result of each), else its cold result, so that the flags' order does not
+  // pick the figure.
   auto faster = [&](const char* name, const char* desc, const std::string& workload) {
     TargetCheck c{name, desc, "", 0, 3, true, false, false};
-    for (const TargetResult& t : r.results) {
-      if (!t.status.ok() || t.target.name != workload) continue;
-      const SideBySide s = Compare(r, t);
-      if (s.ours_over_upstream <= 0) continue;
-      c.workload = workload;
-      c.value = s.ours_over_upstream;
-      c.measured = true;
-      c.met = c.value >= c.goal;
+    for (const char* mode : {"warm", "cold"}) {
+      for (const TargetResult& t : r.results) {
+        const std::string& m = t.target.cache_mode;
+        if (c.measured || !t.status.ok() || t.target.name != workload ||
+            (m.empty() ? "warm" : m) != mode) {
+          continue;
+        }
+        const SideBySide s = Compare(r, t);
+        if (s.ours_over_upstream <= 0) continue;
+        c.workload = workload + (t.target.cache_mode == "cold" ? ", cold" : "");
+        c.value = s.ours_over_upstream;
+        c.measured = true;
+        c.met = c.value >= c.goal;
+      }
     }
     out->push_back(c);
   };
@@ -108,13 +117,12 @@ void AddUpstream2026Targets(const BenchReport& r, std::vector<TargetCheck>* out)
          "ours (auto) >= 3x faster than upstream2026 (wall, G4)", "G4-2000x250");
   faster("ours_vs_upstream2026_g4_enc",
          "ours (auto) >= 3x faster than upstream2026 (wall, G4-enc)", "G4-2000x250-enc");
-  if (r.cache_mode != "cold") return;
   TargetCheck c{"cold_ours_vs_upstream2026",
                 "cold: ours (auto) no slower than upstream2026 on every workload (worst "
                 "upstream2026 wall / ours)",
                 "", 0, 1, true, false, false};
   for (const TargetResult& t : r.results) {
-    if (!t.status.ok()) continue;
+    if (!t.status.ok() || t.target.cache_mode != "cold") continue;
     const SideBySide s = Compare(r, t);
     if (s.ours_over_upstream <= 0) continue;
     if (!c.measured || s.ours_over_upstream < c.value) {
@@ -123,7 +131,8 @@ void AddUpstream2026Targets(const BenchReport& r, std::vector<TargetCheck>* out)
     }
     c.measured = true;
   }
-  c.met = c.measured && c.value >= c.goal;
+  if (!c.measured) return;  // no cold result beside upstream2026: not this run's target
+  c.met = c.value >= c.goal;
   out->push_back(c);
 }
 
