@@ -276,7 +276,8 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
                              {"sys_s", m.sys_s},
                              {"metadata_read_syscalls", m.metadata_read_syscalls},
                              {"peak_buffer_bytes", m.peak_buffer_bytes},
-                             {"peak_rss_bytes", m.peak_rss_bytes}});
+                             {"peak_rss_bytes", m.peak_rss_bytes},
+                             {"base_rss_bytes", m.base_rss_bytes}});
       }
       s["runs"] = runs;
       strategies.push_back(s);
