@@ -481,12 +481,20 @@ std::string BenchReportText(const BenchReport& r) {
   for (const TargetCheck& c : targets) any = any || c.measured;
   if (any) {
     o << "\n== targets\n";
+    size_t unmeasured = 0;
     for (const TargetCheck& c : targets) {
-      if (!c.measured) continue;
+      if (!c.measured) {
+        unmeasured++;
+        continue;
+      }
       std::string v = c.goal >= 1e6 ? Human(c.value) : c.goal < 1 ? Fmt("%.5f", c.value)
                                                                   : Fmt("%.2f", c.value);
       o << "   " << (c.met ? "MET   " : "MISSED") << " " << c.description << ": " << v << " ("
         << c.workload << ")\n";
+    }
+    if (unmeasured > 0) {
+      o << "   (" << unmeasured << " more not measured: this run has none of their workloads, "
+        << "cache modes or strategies; --bench_json_out lists them)\n";
     }
   }
   o << "\n" << (r.ok ? "OK" : "FAILED: " + r.status) << " (" << Fmt("%.1f", r.total_seconds)
