@@ -322,6 +322,43 @@ TEST_F(ToolCheckTest, DataFileTruncatedToZeroIsFatal) {
   EXPECT_EQ("", list.out);
 }
 
+// A read-only check beside a running server (§1): the server appends a
+// block to a container after the check's listing stat'ed its data file and
+// before its records are read. Its CREATE, past the end of the size the
+// listing saw, asks the size again (Kudu's KUDU-1657) and is live, not a
+// malformed record. The server is a preloaded shim growing the data file
+// when the check opens the metadata file.
+TEST_F(ToolCheckTest, ABlockAppendedDuringACheckIsLive) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 2, 10, {"--deleted_block_percentage=0"});
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string metadata = MetadataFiles(root).front();
+  const std::string data = metadata.substr(0, metadata.size() - 9) + ".data";
+  const uint64_t size = test::FileSizeOrDie(data);
+  ASSERT_OK(test::TruncateFileTo(data, 4096));  // as the listing sees it: one block
+  RunResult before = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + root, "--format=json"});
+  ASSERT_EQ(1, before.exit_status) << Describe(before);
+  EXPECT_EQ(9u, json::parse(before.out)["malformed_records"].get<uint64_t>()) << before.out;
+
+  const std::string shim =
+      env::JoinPath(env::DirName(KuduBinary()), "libgrowing_data_file_shim.so");
+  ASSERT_TRUE(env::FileExists(shim)) << shim;
+  const std::string log = tmp_.Join("grown");
+  RunResult r = RunProgram(
+      tmp_, "env",
+      {"LD_PRELOAD=" + shim, "KUDU_TEST_GROW_ON_OPEN=" + metadata.substr(metadata.rfind('/') + 1),
+       "KUDU_TEST_GROW_FILE=" + data, "KUDU_TEST_GROW_TO=" + std::to_string(size),
+       "KUDU_TEST_GROW_LOG=" + log, KuduBinary(), "fs", "check", "--fs_data_dirs=" + root,
+       "--format=json"});
+  std::string grown;
+  ASSERT_OK(test::ReadFileToString(log, &grown));
+  ASSERT_EQ("grew " + data + " to " + std::to_string(size) + "\n", grown);
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  const json j = json::parse(r.out);
+  EXPECT_EQ(0u, j["malformed_records"].get<uint64_t>()) << r.out;
+  EXPECT_EQ(20u, j["live_blocks"].get<uint64_t>()) << r.out;
+}
+
 // The runtime compaction rule needs a positive size ratio: a usage error.
 TEST_F(ToolCheckTest, RuntimeCompactionWithoutASizeRatioIsAUsageError) {
   const std::string root = tmp_.Join("a");

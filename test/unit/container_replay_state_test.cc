@@ -115,6 +115,37 @@ TEST(ContainerReplayStateTest, ZeroLengthBlockAtTheEndOfTheDataFileIsFine) {
   EXPECT_EQ(2u, s.live_count());
 }
 
+// A CREATE past the end of the data file as first stat'ed asks its size
+// again, as Kudu does for a read-only open beside a running server
+// (KUDU-1657): a block appended since is live; one still past the end, or
+// with no size to be had, is malformed. The size is asked only then.
+TEST(ContainerReplayStateTest, ACreatePastTheEndAsksTheDataFileSizeAgain) {
+  uint64_t now = 8192;
+  int asked = 0;
+  bool can_ask = true;
+  ContainerReplayState s(4096, 0, 4096);
+  s.set_data_file_sizer([&](uint64_t* size) {
+    asked++;
+    *size = now;
+    return can_ask;
+  });
+  s.OnRecord(BlockRecordFromPB(MakeCreate(1, 0, 4096)), 16);
+  EXPECT_EQ(0, asked);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(2, 4096, 4096)), 56);  // appended since
+  EXPECT_EQ(1, asked);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(3, 4096 + 100, 10)), 96);  // within the grown size
+  EXPECT_EQ(1, asked);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(4, 8192, 10)), 136);  // past even the grown size
+  EXPECT_EQ(2, asked);
+  can_ask = false;
+  now = 1 << 20;
+  s.OnRecord(BlockRecordFromPB(MakeCreate(5, 8192, 10)), 176);
+  EXPECT_EQ(3u, s.live_count());
+  ASSERT_EQ(2u, s.malformed().size());
+  EXPECT_EQ(4u, s.malformed()[0].block_id);
+  EXPECT_EQ(5u, s.malformed()[1].block_id);
+}
+
 TEST(ContainerReplayStateTest, EncryptedDataFileStartsAfterItsHeader) {
   ContainerReplayState s(kDataSize, 64, 4096);
   EXPECT_EQ(4096u, s.next_write_offset());

@@ -17,6 +17,9 @@
 
 #include "kudu/fs/container_load.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -353,6 +356,16 @@ LiveBlocks LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
     return {};
   }
   ContainerReplayState state(c->data_size, HeaderSize(*c), c->fs_block_size);
+  // By name in its dir, as the listing found it (rfind's npos + 1 is 0).
+  const char* data_name = data_dir_fd == AT_FDCWD
+                              ? c->data_path.c_str()
+                              : c->data_path.c_str() + (c->data_path.rfind('/') + 1);
+  state.set_data_file_sizer([data_dir_fd, data_name](uint64_t* size) {
+    struct stat st;
+    if (::fstatat(data_dir_fd, data_name, &st, 0) != 0) return false;
+    *size = static_cast<uint64_t>(st.st_size);
+    return true;
+  });
   // Sized once for the most CREATE records the file can hold, so that the
   // live map does not rehash as it fills.
   state.Reserve(EstimatedCreateRecords(*c));

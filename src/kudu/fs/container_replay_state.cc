@@ -31,6 +31,13 @@ ContainerReplayState::ContainerReplayState(uint64_t data_file_size, uint64_t dat
   Reset();
 }
 
+bool ContainerReplayState::DataFileGrewTo(uint64_t end) {
+  uint64_t size = 0;
+  if (!data_file_sizer_ || !data_file_sizer_(&size)) return false;
+  data_file_size_ = std::max(data_file_size_, size);
+  return end <= data_file_size_;
+}
+
 void ContainerReplayState::Reset() {
   live_.Clear();
   malformed_.clear();

@@ -23,7 +23,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kudu/fs/block_record.h"
@@ -79,6 +81,14 @@ class ContainerReplayState : public BlockRecordSink {
   // whose register saves and restores cost as much as a record's checks.
   __attribute__((always_inline)) inline void Apply(const BlockRecord& record, uint64_t offset);
 
+  // How to ask the data file's size again. A CREATE past the end of the
+  // size given to the constructor asks it before calling the record
+  // malformed, as Kudu does (KUDU-1657): a read-only check beside a running
+  // server reads records appended since the data file was stat'ed. Returns
+  // false when the size cannot be had (the record stays malformed).
+  using DataFileSizer = std::function<bool(uint64_t* size)>;
+  void set_data_file_sizer(DataFileSizer sizer) { data_file_sizer_ = std::move(sizer); }
+
   // Forgets every record applied so far (a failed accelerated replay).
   void Reset();
   // Hint: about how many records to expect, to size the live map once.
@@ -124,13 +134,16 @@ class ContainerReplayState : public BlockRecordSink {
   // memory (see ParseBlockRecord).
   __attribute__((noinline, cold)) void Malformed(uint64_t block_id, uint64_t offset,
                                                  const char* reason);
+  // Whether the data file, asked again, now reaches `end`.
+  __attribute__((noinline, cold)) bool DataFileGrewTo(uint64_t end);
   // Twice per CREATE: inlined.
   __attribute__((always_inline)) inline uint64_t AlignUp(uint64_t v) const;
   // AlignedLength, once per CREATE and DELETE: inlined there.
   __attribute__((always_inline)) inline uint64_t InlineAlignedLength(uint64_t offset,
                                                                      uint64_t length) const;
 
-  const uint64_t data_file_size_;
+  uint64_t data_file_size_;  // grows when the sizer finds the file grown
+  DataFileSizer data_file_sizer_;
   const uint64_t data_start_;
   const uint64_t fs_block_size_;
   // fs_block_size_ - 1 when it is a power of two (every real filesystem),
@@ -191,7 +204,7 @@ inline void ContainerReplayState::Apply(const BlockRecord& record, uint64_t offs
       if (off > INT64_MAX - len) return Malformed(id, offset, why::kOffsetLengthOverflow);
       const uint64_t uoff = static_cast<uint64_t>(off), ulen = static_cast<uint64_t>(len);
       const uint64_t end = uoff + ulen;
-      if (len > 0 && end > data_file_size_) {
+      if (len > 0 && end > data_file_size_ && !DataFileGrewTo(end)) {
         return Malformed(id, offset, why::kPastEndOfData);
       }
       if (!live_.Insert(id, BlockLocation{off, len})) {
