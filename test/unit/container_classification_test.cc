@@ -120,6 +120,12 @@ TEST(ContainerClassificationTest, Table) {
        R::kNone},
       {"ratio 1: every full one with a dead block", Replayed(kMaxSize, 10, 9), Rules(-1, 1),
        C::kLowLive, R::kNone},
+      // live / total, divided as Kudu does (3874-3875): 29 / 50 is 0.58 in
+      // double arithmetic, where 0.58 x 50 falls just short of 29.
+      {"ratio divides: 29 of 50 at 0.58", Replayed(kMaxSize, 50, 29), Rules(-1, 0.58),
+       C::kLowLive, R::kNone},
+      {"ratio divides: 63 of 90 at 0.70", Replayed(kMaxSize, 90, 63), Rules(-1, 0.70),
+       C::kLowLive, R::kNone},
       // §4.3: a rewrite that would drop nothing is no compaction.
       {"ratio 1, nothing dead: nothing to drop", Replayed(kMaxSize, 10, 10), Rules(-1, 1),
        C::kFull, R::kNone},

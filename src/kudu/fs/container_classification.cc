@@ -91,10 +91,12 @@ bool HasExtraSpace(const ContainerFacts& f, const ClassificationRules& r) {
 }
 
 // The startup rule: full, something live, live/total at or below the ratio.
+// Divided, as Kudu's startup check does (3874-3875): multiplied out, 29 of 50
+// at 0.58 would miss (0.58 x 50 is just under 29 in double arithmetic).
 bool StartupRuleTakes(const ContainerFacts& f, const ClassificationRules& r, bool full) {
   return full && f.live_blocks > 0 &&
-         static_cast<double>(f.live_blocks) <=
-             r.live_ratio_before_compact * static_cast<double>(f.total_blocks);
+         static_cast<double>(f.live_blocks) / static_cast<double>(f.total_blocks) <=
+             r.live_ratio_before_compact;
 }
 
 // The runtime rule: full or not, live/total strictly below the ratio and a
