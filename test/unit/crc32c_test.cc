@@ -76,6 +76,27 @@ TEST(Crc32cTest, ExtendEqualsWhole) {
 
 // The per-record length checksum: the CRC of the length's four
 // little-endian bytes, whichever implementation the CPU selects.
+// The CRC of a span from the CRCs at its ends: Crc32c(a || b) is
+// Crc32cShift(Crc32c(a), |b|) ^ Crc32c(b), for spans of every small length
+// and a few large ones (zeros, whose CRC is known by extension).
+TEST(Crc32cTest, ShiftCombinesTheCrcsOfTwoSpans) {
+  std::mt19937 rng(7);
+  std::vector<uint8_t> buf(600);
+  for (uint8_t& b : buf) b = static_cast<uint8_t>(rng());
+  for (size_t a = 0; a <= 64; a++) {
+    for (size_t n = 0; n + a <= buf.size(); n += (n < 40 ? 1 : 37)) {
+      SCOPED_TRACE(std::to_string(a) + " + " + std::to_string(n));
+      EXPECT_EQ(Crc32c(buf.data(), a + n),
+                Crc32cShift(Crc32c(buf.data(), a), n) ^ Crc32c(buf.data() + a, n));
+    }
+  }
+  EXPECT_EQ(0x12345678u, Crc32cShift(0x12345678u, 0));
+  const std::vector<uint8_t> zeros(3 << 20, 0);
+  const uint32_t head = Crc32c(buf.data(), buf.size());
+  EXPECT_EQ(Crc32cExtend(head, zeros.data(), zeros.size()),
+            Crc32cShift(head, zeros.size()) ^ Crc32c(zeros.data(), zeros.size()));
+}
+
 TEST(Crc32cTest, Fixed32IsTheCrcOfItsLittleEndianBytes) {
   for (uint32_t v : {0u, 1u, 0x7fu, 0x80u, 0xffu, 0x100u, 0x12345678u, 0x7fffffffu, 0x80000000u,
                      0xfffffff0u, 0xffffffffu}) {

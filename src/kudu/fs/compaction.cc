@@ -26,8 +26,8 @@
 #include "kudu/fs/container_replay_state.h"
 #include "kudu/fs/fs.pb.h"
 #include "kudu/fs/record_replay_loop.h"
-#include "kudu/util/crc32c.h"
 #include "kudu/util/pb_container_format.h"
+#include "kudu/util/pb_container_look_ahead.h"
 #include "kudu/util/pb_container_reader.h"
 
 namespace kudu {
@@ -228,25 +228,23 @@ Status FindValidRecordAfter(const std::string& metadata_path, const ServerKey* s
   *found = false;
   std::unique_ptr<RandomAccessFile> file;
   RETURN_NOT_OK(RandomAccessFile::Open(metadata_path, server_key, &file));
+  FileRecordSource source(file.get());
   const uint64_t size = file->size();
   if (from >= size) return Status::OK();
-  std::string buf(size - from, '\0');
-  uint8_t* const base = reinterpret_cast<uint8_t*>(&buf[0]);
-  RETURN_NOT_OK(file->Read(from, base, buf.size()));
-  constexpr uint64_t kFrame = 12;  // len, len_crc, body_crc
+  // A zero tail (§2 step 3) holds no frame: asked chunk by chunk, its holes
+  // unread, rather than scanned byte by byte.
+  bool all_zero = false;
+  RETURN_NOT_OK(source.ReadIsAllZero(from, size - from, &all_zero));
+  if (all_zero) return Status::OK();
+  pb_container::LookAhead in;
+  in.from = from + 1;
+  in.size = size;
+  in.read = [&source](uint64_t offset, size_t n, Slice* out) {
+    return source.Read(offset, n, out);
+  };
   BlockRecordPB pb;
-  for (uint64_t q = from + 1; q + kFrame <= size; q++) {
-    const uint8_t* h = base + (q - from);
-    const uint32_t len = pb_container::DecodeFixed32(h);
-    if (crc::Crc32cFixed32(len) != pb_container::DecodeFixed32(h + 4)) continue;
-    if (q + kFrame + len > size) continue;
-    if (crc::Crc32c(h + 8, len) != pb_container::DecodeFixed32(h + 8 + len)) continue;
-    if (!ParseBlockRecordWithProtobuf(Slice(h + 8, len), &pb)) continue;
-    *found = true;
-    *at = q;
-    return Status::OK();
-  }
-  return Status::OK();
+  in.is_record = [&pb](Slice body) { return ParseBlockRecordWithProtobuf(body, &pb); };
+  return pb_container::FindValidRecord(in, found, at);
 }
 
 }  // namespace fs

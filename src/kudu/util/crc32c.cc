@@ -52,7 +52,40 @@ uint32_t Fixed32Hardware(uint32_t v) { return internal::HardwareCrc32cFixed32Inl
 uint32_t Fixed32Hardware(uint32_t v) { return Fixed32Software(v); }
 #endif
 
+// a x b modulo the polynomial, both in the reflected bit order (x^0 is the
+// top bit). `a` must not be 0.
+uint32_t MultModP(uint32_t a, uint32_t b) {
+  uint32_t m = 1u << 31, p = 0;
+  for (;;) {
+    if (a & m) {
+      p ^= b;
+      if ((a & (m - 1)) == 0) break;
+    }
+    m >>= 1;
+    b = (b & 1) ? (b >> 1) ^ kPoly : b >> 1;
+  }
+  return p;
+}
+
+// x^(2^k) modulo the polynomial, k < 67: enough for shifts of 2^64 bytes.
+struct PowersOfX {
+  uint32_t v[67];
+  PowersOfX() {
+    v[0] = 1u << 30;  // x^1
+    for (int k = 1; k < 67; k++) v[k] = MultModP(v[k - 1], v[k - 1]);
+  }
+};
+
 }  // namespace
+
+uint32_t Crc32cShift(uint32_t crc, uint64_t n) {
+  static const PowersOfX powers;
+  // x^(8n): the product of x^(2^(k+3)) over the set bits k of n.
+  for (int k = 3; n != 0; n >>= 1, k++) {
+    if (n & 1) crc = MultModP(powers.v[k], crc);
+  }
+  return crc;
+}
 
 uint32_t Crc32cSoftware(uint32_t crc, const void* data, size_t n) {
   const auto* p = static_cast<const uint8_t*>(data);

@@ -43,6 +43,7 @@
 #include "kudu/util/encryption.h"
 #include "kudu/util/file.h"
 #include "kudu/util/pb_container_format.h"
+#include "kudu/util/pb_container_look_ahead.h"
 #include "kudu/util/pb_util.pb.h"
 #include "kudu/util/slice.h"
 #include "kudu/util/status.h"
@@ -106,8 +107,7 @@ class PbContainerRecordReader {
   __attribute__((noinline, cold)) Status BodyPastEnd(uint64_t o, uint32_t len,
                                                      const uint8_t* prefix);
   // Whether a valid v2 record starts in (o, size): the rest of the file
-  // after the prefix is read once, as one read, and every offset tried as a
-  // frame.
+  // after the prefix is read once, in chunks (pb_container_look_ahead.h).
   Status ValidRecordAfter(uint64_t o, const uint8_t* prefix, bool* found, uint64_t* at);
 
   Source* const src_;
@@ -299,7 +299,9 @@ Status PbContainerRecordReader<Source>::BodyPastEnd(uint64_t o, uint32_t len, co
   if (version_ == pb_container::kVersion2) {
     bool found = false;
     uint64_t at = 0;
-    RETURN_NOT_OK(ValidRecordAfter(o, prefix, &found, &at));
+    Status s = ValidRecordAfter(o, prefix, &found, &at);
+    if (s.IsCorruption()) return Status::Corruption(Where(o), past_end + ", but " + s.message());
+    RETURN_NOT_OK(s);
     if (found) {
       return Status::Corruption(Where(o), past_end + ", but a valid record starts at offset " +
                                               std::to_string(at) + ": damage, not a torn write");
@@ -311,41 +313,15 @@ Status PbContainerRecordReader<Source>::BodyPastEnd(uint64_t o, uint32_t len, co
 template <class Source>
 Status PbContainerRecordReader<Source>::ValidRecordAfter(uint64_t o, const uint8_t* prefix,
                                                          bool* found, uint64_t* at) {
-  namespace pbc = pb_container;
-  constexpr uint64_t kPrefix = 8;
-  constexpr uint64_t kSmallestRecord = kPrefix + 4;  // an empty body and its checksum
-  *found = false;
-  const uint64_t size = src_->size();
-  if (size < o + 1 + kSmallestRecord) return Status::OK();
-  // The prefix at `o` was read already: keep it, and read only what follows
-  // it, so every byte of the file is read once.
-  uint8_t head[kPrefix];
-  std::memcpy(head, prefix, kPrefix);
-  Slice rest;  // [o + 8, size)
-  RETURN_NOT_OK(src_->Read(o + kPrefix, static_cast<size_t>(size - o - kPrefix), &rest));
-  const uint8_t* t = rest.data();
-  for (uint64_t q = o + 1; q + kSmallestRecord <= size; q++) {
-    // A frame's 8-byte prefix may start inside the one at `o`; its body
-    // always lies in `rest`.
-    uint8_t h[kPrefix];
-    if (q < o + kPrefix) {
-      const size_t from_head = static_cast<size_t>(o + kPrefix - q);
-      std::memcpy(h, head + (q - o), from_head);
-      std::memcpy(h + from_head, t, kPrefix - from_head);
-    } else {
-      std::memcpy(h, t + (q - o - kPrefix), kPrefix);
-    }
-    const uint32_t len = pbc::DecodeFixed32(h);
-    if (q + kSmallestRecord + static_cast<uint64_t>(len) > size) continue;
-    if (crc::Crc32cFixed32(len) != pbc::DecodeFixed32(h + 4)) continue;
-    const uint8_t* body = t + (q - o);
-    if (crc::Crc32c(body, len) != pbc::DecodeFixed32(body + len)) continue;
-    if (body_check_ != nullptr && !body_check_(Slice(body, len), body_check_arg_)) continue;
-    *found = true;
-    *at = q;
-    return Status::OK();
+  pb_container::LookAhead in;
+  in.from = o + 1;
+  in.size = src_->size();
+  in.known = Slice(prefix + 1, 7);  // the rest of the prefix at `o`, read already
+  in.read = [this](uint64_t offset, size_t n, Slice* out) { return src_->Read(offset, n, out); };
+  if (body_check_ != nullptr) {
+    in.is_record = [this](Slice body) { return body_check_(body, body_check_arg_); };
   }
-  return Status::OK();
+  return pb_container::FindValidRecord(in, found, at);
 }
 
 }  // namespace kudu
