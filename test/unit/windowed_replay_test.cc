@@ -350,10 +350,42 @@ TEST(WindowedReplayEncryptionTest, WindowsWithManyZeroRunsAreExact) {
         if (w >= 64 * 1024) {
           EXPECT_GT(windowed.last_stats().per_read_windows, 0u);
         }
-        EXPECT_LE(windowed.zero_run_index_runs(), fs::kMaxIndexedZeroRuns);
+        EXPECT_LE(windowed.zero_run_index_runs(), kMaxIndexedZeroRuns);
       }
     }
   }
+}
+
+// Encrypted-InMemory indexes a whole file's zero-ciphertext runs, 16 bytes
+// each outside the replay budget: a file with more than one per KiB (a
+// damaged or adversarial one) is refused with an I/O-class error, which
+// Streaming takes over, rather than indexed; one with a few is replayed.
+TEST(WindowedReplayEncryptionTest, EncryptedInMemoryRefusesAFileOfZeroRuns) {
+  TempDir dir;
+  const ServerKey key = TestServerKey(32);
+  MetadataFileOptions opts;
+  opts.server_key = &key;
+  opts.algorithm = CipherAlgorithm::kAes256Ctr;
+  const std::string path = dir.Join("c");
+  ASSERT_TRUE(WriteMetadataFile(path, MakeRecordSequence(3000), opts).ok());
+  std::string b;
+  ASSERT_TRUE(ReadFileToString(path, &b).ok());
+  const std::string clean = b;
+  for (uint64_t k = b.size() / 4; k + 4 <= b.size(); k += 9) std::memset(&b[k], 0, 4);
+  ASSERT_TRUE(WriteStringToFile(path, b).ok());
+  StrategyRun many = RunStrategy(fs::ReplayStrategyKind::kEncryptedInMemory, path, &key);
+  EXPECT_EQ(fs::ReplayOutcome::Kind::kIOError, many.outcome.kind) << many.outcome.ToString();
+  EXPECT_NE(std::string::npos, many.outcome.ToString().find("runs of zero ciphertext"))
+      << many.outcome.ToString();
+
+  b = clean;
+  for (uint64_t k = b.size() / 2; k < b.size() / 2 + 90; k += 9) std::memset(&b[k], 0, 4);
+  ASSERT_TRUE(WriteStringToFile(path, b).ok());
+  StrategyRun few = RunStrategy(fs::ReplayStrategyKind::kEncryptedInMemory, path, &key);
+  StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, &key);
+  EXPECT_TRUE(few.outcome.SameAs(ref.outcome))
+      << few.outcome.ToString() << " vs " << ref.outcome.ToString();
+  EXPECT_TRUE(few.records == ref.records);
 }
 
 TEST(WindowedReplayEncryptionTest, CountZeroRunsMatchesTheIndex) {

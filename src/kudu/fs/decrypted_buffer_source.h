@@ -26,6 +26,7 @@
 // the replay.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -45,10 +46,22 @@ class DecryptedBufferSource {
                         uint64_t size, FileCipher* cipher)
       : filename_(filename), buf_(buf), data_start_(data_start), size_(size), cipher_(cipher) {}
 
+  // A file with more zero-ciphertext runs than one per KiB (at least
+  // kMaxIndexedZeroRuns) is refused, an I/O-class error that Streaming
+  // takes over: the index, 16 bytes a run outside the replay budget, stays
+  // within 1/64 of the buffer the budget granted. Only a damaged or
+  // adversarial file has so many.
   Status Prepare(ZeroRunIndex* index) {
     index_ = index;
     const size_t n = static_cast<size_t>(size_ - data_start_);
-    index->Build(buf_, n, data_start_);
+    const size_t limit = std::max<size_t>(kMaxIndexedZeroRuns, n / 1024);
+    const size_t runs = CountZeroRuns(buf_, n, limit);
+    if (runs > limit) {
+      index->Build(nullptr, 0, data_start_);
+      return Status::IOError("more than " + std::to_string(limit) +
+                             " runs of zero ciphertext to index; replay it with streaming");
+    }
+    index->Build(buf_, runs ? n : 0, data_start_);
     return cipher_->Crypt(data_start_, buf_, buf_, n);
   }
 

@@ -64,9 +64,6 @@
 namespace kudu {
 namespace fs {
 
-// Zero-ciphertext runs indexed per window at most (16 bytes each).
-constexpr size_t kMaxIndexedZeroRuns = 1024;
-
 // What one file's windowed replay did (test hooks and benchmarks).
 struct WindowStats {
   uint64_t buffer_bytes = 0;       // bytes of the window buffer

@@ -51,12 +51,17 @@ bool IsAllZero(const uint8_t* data, size_t n);
 // is the raw file offset of buf[0].
 Status DecryptReadInPlace(FileCipher* cipher, uint64_t offset, uint8_t* buf, size_t n);
 
+// Zero-ciphertext runs a buffer's index holds at least before the buffer is
+// read another way (16 bytes each): a window's limit, and a whole file's
+// least limit.
+constexpr size_t kMaxIndexedZeroRuns = 1024;
+
 // Where a buffer's ciphertext is all zeros: its maximal runs of at least
 // kMinRun zero bytes, at raw file offsets. Shorter runs are not recorded:
-// every read the record reader makes is at least 4 bytes long (a v1 length,
-// a v2 length + checksum, a body + checksum) except the last chunk of a
-// zero-tail check, which ApplyToRead settles by re-encrypting those few
-// bytes.
+// most reads the record reader makes are at least 4 bytes long (a v1
+// length, a v2 length + checksum, a body + checksum); a shorter one (the
+// last chunk of a zero-tail check or of the look-ahead, an empty body
+// parsed again) ApplyToRead settles by re-encrypting those few bytes.
 class ZeroRunIndex {
  public:
   static constexpr size_t kMinRun = 4;
