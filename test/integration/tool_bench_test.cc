@@ -157,6 +157,12 @@ TEST_F(ToolBenchTest, GeneratedWorkloadsJson) {
       EXPECT_GT(by["inmemory"]["containers_by_strategy"]["encrypted_inmemory"].get<long>(), 0);
       EXPECT_EQ(0, by["inmemory"]["containers_by_strategy"]["inmemory"].get<long>());
     }
+    // The floor reads what the open reads: each metadata file, in one read,
+    // and in an encrypted state each data file's header.
+    ASSERT_EQ(1u, by.count("floor"));
+    EXPECT_EQ(w["metadata_files"].get<long>() * (w["encrypted"].get<bool>() ? 2 : 1),
+              by["floor"]["process_read_syscalls"].get<long>())
+        << w["name"];
     if (w["group"] == "G5") {
       // Every file is above the (lowered) threshold: auto takes the
       // bounded-memory path, never the in-memory one.
