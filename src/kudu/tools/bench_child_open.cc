@@ -39,22 +39,33 @@
 
 #include "kudu/fs/metadata_readahead.h"
 #include "kudu/fs/replay_stats.h"
+#include "kudu/tools/bench_floor.h"
 #include "kudu/tools/tool_action.h"
 #include "kudu/tools/tool_flags.h"
 #include "kudu/tools/tool_output_format.h"
 #include "kudu/util/encryption.h"
 
+DECLARE_string(bench_cache_mode);
 DEFINE_string(bench_open_child, "",
               "bench: internal, set by the bench on the copy of itself it starts for one "
               "measured open when it measures peak RSS: open --fs_data_dirs once with this "
-              "strategy (as --bench_strategies names it), print the metrics as one JSON object "
-              "and exit");
+              "strategy (as --bench_strategies names it; 'floor': read the files as the floor "
+              "does), print the metrics as one JSON object and exit");
 
 extern char** environ;
 
 namespace kudu {
 namespace tools {
 namespace {
+
+// --bench_open_child's value for the floor (no strategy has its name).
+constexpr char kFloorChild[] = "floor";
+
+// Runs this program as a child with ChildArgs and `extra` after them, and
+// reads its metrics.
+Status MeasureInChild(const BenchTarget& target, const fs::ReplayPolicyOptions& policy,
+                      int threads_per_dir, const BenchVariant& v,
+                      const std::vector<std::string>& extra, RunMetrics* m, bool* usage_error);
 
 using json = nlohmann::json;
 
@@ -198,6 +209,20 @@ int RunBenchOpenChild() {
   fs::ReplayPolicyOptions policy;
   s = fs::ReplayPolicyOptions::FromFlags(&policy);
   if (!s.ok()) return fail(s, true);
+  if (FLAGS_bench_open_child == kFloorChild) {
+    std::vector<MetadataFileRef> files;
+    s = ListMetadataFiles(target.data_dirs, &files);
+    if (!s.ok()) return fail(s, true);
+    for (MetadataFileRef& f : files) f.data_header = have_key;
+    RunMetrics m;
+    m.base_rss_bytes = ProcStatusBytes("VmRSS");
+    s = MeasureFloor(files, target.data_dirs.size(), FLAGS_fs_max_thread_count_per_data_dir,
+                     FLAGS_bench_cache_mode == "warm", &m);
+    if (!s.ok()) return fail(s, false);
+    m.peak_rss_bytes = ProcStatusBytes("VmHWM");
+    std::cout << JsonText(MetricsJson(m)) << std::endl;
+    return std::cout ? kExitOk : kExitInconsistent;
+  }
   std::vector<BenchVariant> variants;
   s = ParseBenchVariants(FLAGS_bench_open_child, true, &variants);
   if (!s.ok() || variants.front().kind != BenchVariantKind::kOpen) {
@@ -214,14 +239,36 @@ int RunBenchOpenChild() {
   return std::cout ? kExitOk : kExitInconsistent;
 }
 
+Status MeasureFloorInChild(const BenchTarget& target, int threads_per_dir, bool warm,
+                           RunMetrics* m) {
+  BenchVariant floor;
+  floor.name = kFloorChild;
+  floor.kind = BenchVariantKind::kFloor;
+  bool usage_error = false;
+  return MeasureInChild(
+      target, fs::ReplayPolicyOptions(), threads_per_dir, floor,
+      {std::string("--bench_open_child=") + kFloorChild,
+       std::string("--bench_cache_mode=") + (warm ? "warm" : "cold")},
+      m, &usage_error);
+}
+
 Status MeasureOpenInChild(const BenchTarget& target, const fs::ReplayPolicyOptions& policy,
                           int threads_per_dir, const BenchVariant& v, RunMetrics* m,
                           bool* usage_error) {
+  return MeasureInChild(target, policy, threads_per_dir, v, {}, m, usage_error);
+}
+
+namespace {
+
+Status MeasureInChild(const BenchTarget& target, const fs::ReplayPolicyOptions& policy,
+                      int threads_per_dir, const BenchVariant& v,
+                      const std::vector<std::string>& extra, RunMetrics* m, bool* usage_error) {
   char exe[4096];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n <= 0) return Status::IOError("/proc/self/exe", std::strerror(errno));
   exe[n] = '\0';
-  const std::vector<std::string> args = ChildArgs(target, policy, threads_per_dir, v);
+  std::vector<std::string> args = ChildArgs(target, policy, threads_per_dir, v);
+  args.insert(args.end(), extra.begin(), extra.end());  // later flags win
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -266,6 +313,8 @@ Status MeasureOpenInChild(const BenchTarget& target, const fs::ReplayPolicyOptio
   }
   return MetricsFromJson(j, m);
 }
+
+}  // namespace
 
 }  // namespace tools
 }  // namespace kudu

@@ -49,9 +49,16 @@ Status MeasureOpenInChild(const BenchTarget& target, const fs::ReplayPolicyOptio
                           int threads_per_dir, const BenchVariant& v, RunMetrics* m,
                           bool* usage_error);
 
+// MeasureFloor in a child process, beside opens measured so: the floor of
+// `target`'s files, a fresh process's as theirs are (`warm` as
+// MeasureFloor's).
+Status MeasureFloorInChild(const BenchTarget& target, int threads_per_dir, bool warm,
+                           RunMetrics* m);
+
 // True when this process is such a child (--bench_open_child is set).
 bool IsBenchOpenChild();
-// The child's work: one open from the flags, its JSON on stdout. The exit
+// The child's work: one open (or the floor) from the flags, its JSON on
+// stdout. The exit
 // status of `kudu fs bench` (0, 1, or 2 for a usage error).
 int RunBenchOpenChild();
 

@@ -322,8 +322,13 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
     RunMetrics m;
     if (cache != nullptr) m.cached_bytes_at_start = cache->cached_bytes_at_start();
     if (vr.variant.kind == BenchVariantKind::kFloor) {
-      RETURN_NOT_OK(MeasureFloor(out->files, target.data_dirs.size(), opts.threads_per_dir,
-                                 /*warm=*/cache == nullptr || !cache->cold(), &m)
+      // In a fresh process too when the opens are: side by side with
+      // theirs, its costs are a fresh process's.
+      const bool warm = cache == nullptr || !cache->cold();
+      RETURN_NOT_OK((opts.fresh_process_per_open
+                         ? MeasureFloorInChild(target, opts.threads_per_dir, warm, &m)
+                         : MeasureFloor(out->files, target.data_dirs.size(), opts.threads_per_dir,
+                                        warm, &m))
                         .CloneAndPrepend("floor"));
     } else if (vr.variant.kind == BenchVariantKind::kSeqFloor) {
       RETURN_NOT_OK(MeasureSeqFloor(out->files, &m).CloneAndPrepend("seq-floor"));
