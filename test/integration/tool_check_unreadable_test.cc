@@ -78,6 +78,13 @@ class ToolCheckUnreadableTest : public test::KuduToolTest {
         << corruption[0]["message"];
     EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());
   }
+  // Three generated containers in `root`; the last one's metadata file
+  // (empty after a fatal failure, which the caller asserts against).
+  std::string LastOfThreeContainers(const std::string& root) {
+    Generate({root}, 3, 5);
+    if (HasFatalFailure()) return "";
+    return MetadataFiles(root).back();
+  }
   static std::string DataFileOf(const std::string& metadata) {
     return metadata.substr(0, metadata.size() - std::string(".metadata").size()) + ".data";
   }
@@ -173,9 +180,8 @@ TEST_F(ToolCheckUnreadableTest, UnlistableDataDirIsFatalAndReportedByItsPath) {
 TEST_F(ToolCheckUnreadableTest, AContainerFileThatCannotBeWrittenIsFatal) {
   if (!CanRunUnprivileged()) GTEST_SKIP() << "running as root without setpriv";
   const std::string root = tmp_.Join("a");
-  Generate({root}, 3, 5);
+  const std::string metadata = LastOfThreeContainers(root);
   ASSERT_FALSE(HasFatalFailure());
-  const std::string metadata = MetadataFiles(root).back();
   for (const std::string& file : {metadata, DataFileOf(metadata)}) {
     SCOPED_TRACE(file);
     ASSERT_EQ(0, ::chmod(file.c_str(), 0444));
@@ -211,9 +217,8 @@ bool LetOnlyRead(const std::string& path, uint32_t uid) {
 TEST_F(ToolCheckUnreadableTest, AnAclEntryThatRefusesWritingIsFatal) {
   if (!CanRunUnprivileged()) GTEST_SKIP() << "running as root without setpriv";
   const std::string root = tmp_.Join("a");
-  Generate({root}, 3, 5);
+  const std::string metadata = LastOfThreeContainers(root);
   ASSERT_FALSE(HasFatalFailure());
-  const std::string metadata = MetadataFiles(root).back();
   for (const std::string& file : {metadata, DataFileOf(metadata)}) {
     SCOPED_TRACE(file);
     if (::geteuid() == 0) ASSERT_EQ(0, ::chown(file.c_str(), 12345, 12345));
@@ -247,9 +252,8 @@ bool SetInodeFlag(const std::string& path, int flag, bool on) {
 // read-write open of it fails (EPERM).
 TEST_F(ToolCheckUnreadableTest, AnImmutableOrAppendOnlyContainerFileIsFatal) {
   const std::string root = tmp_.Join("a");
-  Generate({root}, 3, 5);
+  const std::string metadata = LastOfThreeContainers(root);
   ASSERT_FALSE(HasFatalFailure());
-  const std::string metadata = MetadataFiles(root).back();
   for (const int flag : {FS_IMMUTABLE_FL, FS_APPEND_FL}) {
     for (const std::string& file : {metadata, DataFileOf(metadata)}) {
       SCOPED_TRACE(file + (flag == FS_IMMUTABLE_FL ? " immutable" : " append-only"));
