@@ -148,6 +148,37 @@ TEST(PbContainerLookAheadTest, EachByteIsReadOnceInChunks) {
   EXPECT_EQ(size_t{64} << 10, r.largest_read);
 }
 
+// Frames nested one in the other's body, every checksum matching, no body
+// a record: parsing each body again would cost the sum of their lengths,
+// quadratic in the rest. Past twice the rest the scan stops: Corruption.
+TEST(PbContainerLookAheadTest, NestedFramesThatAreNotRecordsAreDamage) {
+  std::string f = "x";
+  for (int i = 0; i < 2000; i++) f = Frame("X" + f);
+  f = "garbage!" + f;
+  LookAhead in;
+  in.from = 1;
+  in.size = f.size();
+  in.max_parsed_body = 1 << 20;  // every body here is parsed; the budget is 2 x rest + this
+  uint64_t parsed = 0;
+  in.read = [&](uint64_t offset, size_t n, Slice* out) {
+    *out = Slice(reinterpret_cast<const uint8_t*>(f.data()) + offset, n);
+    return Status::OK();
+  };
+  in.is_record = [&](Slice body) {
+    parsed += body.size();
+    return NotX(body);
+  };
+  bool found = false;
+  uint64_t at = 0;
+  Status s = FindValidRecord(in, &found, &at);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_LE(parsed, 2 * f.size() + in.max_parsed_body);
+  // A few such frames are only read: the rule's answer, no error.
+  std::string few = "garbage!" + Frame("X" + Frame("X" + Frame("Xz")));
+  const ScanResult r = Scan(few, 1, 0, 7, &NotX);
+  EXPECT_FALSE(r.found);
+}
+
 // More frames open at once than allowed: Corruption, never a torn write.
 TEST(PbContainerLookAheadTest, TooManyOpenFramesAreDamage) {
   std::string f;

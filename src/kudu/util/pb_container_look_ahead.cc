@@ -180,6 +180,15 @@ class Scan {
 
   Status IsRecord(uint64_t q, uint64_t len, bool* record) {
     if (!in_.is_record || len > in_.max_parsed_body) return Status::OK();
+    // Bodies read again to be parsed stay within twice the rest (plus one
+    // body): nested frames whose checksums match around bodies that are
+    // not records would otherwise make the scan quadratic.
+    parsed_bytes_ += len;
+    if (parsed_bytes_ > 2 * (in_.size - in_.from) + in_.max_parsed_body) {
+      return Status::Corruption(
+          "frames with matching checksums around bodies that are not records overlap over more "
+          "than twice the rest of the file: damage, not a torn write");
+    }
     Slice body;
     RETURN_NOT_OK(in_.read(q + kPrefix, static_cast<size_t>(len), &body));
     *record = in_.is_record(body);
@@ -205,6 +214,7 @@ class Scan {
   uint32_t crc_ = 0;              // CRC of [its base, crc_at_)
   uint64_t best_ = kNone;
   uint64_t pending_before_best_ = 0;
+  uint64_t parsed_bytes_ = 0;  // bodies read again to be parsed
 };
 
 }  // namespace

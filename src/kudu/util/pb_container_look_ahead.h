@@ -58,8 +58,10 @@ struct LookAhead {
 
 // Sets `*found` and `*at` (the lowest such offset) when a valid v2 record
 // starts in [from, size). Fails when a read fails, and with Corruption when
-// more than max_pending_frames frames are open at once (the caller then
-// cannot call the record a torn write).
+// more than max_pending_frames frames are open at once or the bodies of
+// frames whose checksums match but which are not records add up to more
+// than twice the rest (only a file written to defeat the scan does either;
+// the caller then cannot call the record a torn write).
 Status FindValidRecord(const LookAhead& in, bool* found, uint64_t* at);
 
 }  // namespace pb_container
