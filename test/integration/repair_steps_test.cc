@@ -443,7 +443,7 @@ TEST_P(RepairStepsTest, PartialRecordWithAValidRecordAfterItIsNeverTruncated) {
     ASSERT_EQ(1u, r.repairs.errors.size());
     EXPECT_STREQ(fs::kPartialRecordsStep, r.repairs.errors[0].step);
     EXPECT_EQ(inj.file, r.repairs.errors[0].path);
-    EXPECT_TRUE(test::Contains(r.repairs.status.ToString(), "valid record follows"));
+    EXPECT_TRUE(test::Contains(r.repairs.status.ToString(), "not truncating it"));
   }
 }
 
@@ -457,9 +457,9 @@ uint64_t PeakResidentBytes() {
 }
 
 // A zero tail (§2 step 3) far larger than the memory it may cost, as a
-// hole: the repair cuts it without reading it into memory. The check that
-// no valid record follows a partial record asks the zero check first, which
-// skips holes, and otherwise scans the rest a chunk at a time.
+// hole: the repair cuts it without reading it into memory. Before it cuts,
+// it reads the file again as the open's reference does, whose zero check
+// skips holes and whose look-ahead reads a chunk at a time.
 TEST_P(RepairStepsTest, AHugeSparseZeroTailIsCutWithoutBeingHeldInMemory) {
   const std::string root = tmp_.Join("d");
   const HandContainer c = Write(root, 1, {Create(1, 0), Create(2, 1)});

@@ -27,7 +27,6 @@
 #include "kudu/fs/fs.pb.h"
 #include "kudu/fs/record_replay_loop.h"
 #include "kudu/util/pb_container_format.h"
-#include "kudu/util/pb_container_look_ahead.h"
 #include "kudu/util/pb_container_reader.h"
 
 namespace kudu {
@@ -223,28 +222,23 @@ std::vector<std::pair<uint64_t, uint64_t>> PunchableRanges(const ContainerRecord
   return out;
 }
 
-Status FindValidRecordAfter(const std::string& metadata_path, const ServerKey* server_key,
-                            uint64_t from, bool* found, uint64_t* at) {
-  *found = false;
+Status ConfirmPartialRecord(const std::string& metadata_path, const ServerKey* server_key,
+                            uint64_t at, bool* confirmed, std::string* instead) {
+  *confirmed = false;
   std::unique_ptr<RandomAccessFile> file;
   RETURN_NOT_OK(RandomAccessFile::Open(metadata_path, server_key, &file));
+  // The same reads as the open's reference, so the same answer: under §5's
+  // all-zero rule an encrypted file's bytes depend on how it is read.
   FileRecordSource source(file.get());
-  const uint64_t size = file->size();
-  if (from >= size) return Status::OK();
-  // A zero tail (§2 step 3) holds no frame: asked chunk by chunk, its holes
-  // unread, rather than scanned byte by byte.
-  bool all_zero = false;
-  RETURN_NOT_OK(source.ReadIsAllZero(from, size - from, &all_zero));
-  if (all_zero) return Status::OK();
-  pb_container::LookAhead in;
-  in.from = from + 1;
-  in.size = size;
-  in.read = [&source](uint64_t offset, size_t n, Slice* out) {
-    return source.Read(offset, n, out);
-  };
-  BlockRecordPB pb;
-  in.is_record = [&pb](Slice body) { return ParseBlockRecordWithProtobuf(body, &pb); };
-  return pb_container::FindValidRecord(in, found, at);
+  struct Ignore : public BlockRecordSink {
+    void OnRecord(const BlockRecord&, uint64_t) override {}
+  } ignore;
+  BlockRecordPB scratch;
+  const ReplayOutcome out = ReplayRecordsFrom(&source, &scratch, &ignore);
+  if (out.kind == ReplayOutcome::Kind::kIOError) return out.status;
+  *confirmed = out.kind == ReplayOutcome::Kind::kPartialRecord && out.offset == at;
+  if (!*confirmed) *instead = out.ToString();
+  return Status::OK();
 }
 
 }  // namespace fs

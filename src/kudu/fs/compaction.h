@@ -90,12 +90,12 @@ std::vector<std::pair<uint64_t, uint64_t>> PunchableRanges(const ContainerRecord
                                                            uint64_t header_bytes,
                                                            uint64_t* dead_blocks);
 
-// Whether some offset after `from` of a v2 metadata file starts a valid
-// record (matching length checksum, body and body checksum inside the file,
-// a body that parses): then the bytes at `from` are damage, not a torn last
-// write, and must not be truncated away. Sets `*at` to the first such offset.
-Status FindValidRecordAfter(const std::string& metadata_path, const ServerKey* server_key,
-                            uint64_t from, bool* found, uint64_t* at);
+// Whether the reference reader (Streaming's reads, the look-ahead of §2 step
+// 5 included) still ends the metadata file with a partial record at `at`:
+// the only bytes a repair may cut. Otherwise `*instead` says what it finds
+// (a valid record after `at`: damage, not a torn last write).
+Status ConfirmPartialRecord(const std::string& metadata_path, const ServerKey* server_key,
+                            uint64_t at, bool* confirmed, std::string* instead);
 
 }  // namespace fs
 }  // namespace kudu

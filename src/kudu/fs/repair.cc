@@ -278,16 +278,18 @@ Status Repairer::DeleteDead(const ContainerInfo& c) {
 
 // Everything from the partial record's offset on was never acknowledged,
 // unless a valid record follows it: then the bytes there are damage, and
-// cutting them would destroy that record.
+// cutting them would destroy that record. The file is read again as the
+// open's reference read it, and cut only where that still finds the
+// partial record.
 Status Repairer::TruncatePartialRecord(const ContainerInfo& c, const char* step) {
   const uint64_t at = c.partial_record_offset();
-  bool found = false;
-  uint64_t valid_at = 0;
-  Status s = FindValidRecordAfter(c.metadata_path, in_.server_key, at, &found, &valid_at);
-  if (s.ok() && found) {
+  bool confirmed = false;
+  std::string instead;
+  Status s = ConfirmPartialRecord(c.metadata_path, in_.server_key, at, &confirmed, &instead);
+  if (s.ok() && !confirmed) {
     s = Status::Corruption(c.metadata_path + ": offset " + std::to_string(at),
-                           "a valid record follows at offset " + std::to_string(valid_at) +
-                               "; not truncating it");
+                           "the file no longer ends in a partial record there (" + instead +
+                               "); not truncating it");
   }
   if (s.ok()) {
     WriteEncryption enc;
