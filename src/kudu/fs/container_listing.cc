@@ -31,6 +31,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstring>
+#include <fstream>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -93,8 +94,16 @@ struct DirMount {
 };
 
 // Whether this process's effective capabilities let it read and write
-// files whatever their mode bits and ACLs say (root, unless dropped).
+// files whatever their mode bits and ACLs say (root, unless dropped). Only
+// in the first user namespace: in another, the kernel ignores the
+// capability for files whose owner it does not map (unshare -U).
 bool OverridesFilePermissions() {
+  std::ifstream uid_map("/proc/self/uid_map");
+  uint64_t inside = 1, outside = 1, count = 0;
+  if (!(uid_map >> inside >> outside >> count) || inside != 0 || outside != 0 ||
+      count != 4294967295u) {
+    return false;
+  }
   __user_cap_header_struct header{};
   header.version = _LINUX_CAPABILITY_VERSION_3;
   __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
