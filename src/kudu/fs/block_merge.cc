@@ -17,6 +17,7 @@
 
 #include "kudu/fs/block_merge.h"
 
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <set>
@@ -81,7 +82,9 @@ Offsets FindRecordOffsets(const Holders& holders, const ServerKey* key,
     LiveRecordScanParams p;
     p.metadata_path = c.metadata_path;
     p.server_key = key;
-    p.data_file_size = c.has_data ? c.data_size : UINT64_MAX;
+    // The size its replay checked the records against: the rescan must
+    // find the same records live.
+    p.data_file_size = c.has_data ? std::max(c.data_size, c.records_data_size) : UINT64_MAX;
     p.fs_block_size = c.fs_block_size;
     LiveRecordScan scan;
     Status s = ScanLiveRecords(p, &scan);

@@ -72,6 +72,9 @@ struct ContainerInfo {
   bool has_data = false;
   bool has_metadata = false;
   uint64_t data_size = 0;      // raw sizes, encryption header included; 0 when missing
+  // The data file's size the records were checked against: data_size, or
+  // more when a CREATE past its end found the file grown (§4.2, KUDU-1657).
+  uint64_t records_data_size = 0;
   uint64_t metadata_size = 0;
   bool encrypted = false;      // opened with a server key
   uint64_t fs_block_size = 4096;

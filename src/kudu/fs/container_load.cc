@@ -370,6 +370,7 @@ LiveBlocks LoadContainer(ContainerInfo* c, int data_dir_fd, int* held_metadata,
   // live map does not rehash as it fills.
   state.Reserve(EstimatedCreateRecords(*c));
   RecordOutcome(replayer->Replay(file.get(), &state), c);
+  c->records_data_size = state.data_file_size();
   c->malformed = state.malformed();
   if (!c->malformed.empty()) FillMalformedTexts(file.get(), replayer->stats(), &c->malformed);
   file.reset();  // before the merge: closed, or handed to the closer

@@ -114,6 +114,9 @@ class ContainerReplayState : public BlockRecordSink {
   // Rounds up to the filesystem block size (saturating).
   uint64_t AlignUpToBlock(uint64_t v) const;
   uint64_t fs_block_size() const { return fs_block_size_; }
+  // The data file's size the records were checked against (grown when the
+  // sizer found the file grown).
+  uint64_t data_file_size() const { return data_file_size_; }
   // The dead blocks a compaction keeps (§7.1), at most two, by ascending
   // record offset; valid once the replay has ended.
   std::vector<KeptDeadBlock> DeadBlocksCompactionKeeps() const;
