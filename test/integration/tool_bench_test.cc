@@ -262,6 +262,40 @@ TEST_F(ToolBenchTest, GivenDirsReadOnly) {
 // its quick strategies and floor, warm and in process only. The bound is
 // raised far above any open here, so that whether the state is short does
 // not depend on how busy the machine is.
+// The floor reads what the open reads, whatever says the dir is encrypted:
+// with the key found in the instance files (no key flag), each data file's
+// header once, except where the open reads none (an incomplete container:
+// metadata without its data file), whose absence is no error.
+TEST_F(ToolBenchTest, TheFloorReadsTheDataHeadersTheOpenReads) {
+  const std::string root = tmp_.Join("enc");
+  RunResult g = RunKudu(tmp_, {"fs", "generate", "--fs_data_dirs=" + root, "--containers=4",
+                               "--blocks_per_container=20", "--deleted_block_percentage=100",
+                               "--log_block_manager_delete_dead_container=false", "--encrypt"});
+  ASSERT_EQ(0, g.exit_status) << Describe(g);
+  std::vector<std::string> names;
+  ASSERT_TRUE(env::ListDir(env::JoinPath(root, "data"), &names).ok());
+  std::sort(names.begin(), names.end());
+  auto data = std::find_if(names.begin(), names.end(), [](const std::string& n) {
+    return n.size() > 5 && n.compare(n.size() - 5, 5, ".data") == 0;
+  });
+  ASSERT_NE(names.end(), data);
+  ASSERT_TRUE(env::DeleteFile(env::JoinPath(env::JoinPath(root, "data"), *data)).ok());
+  for (bool fresh_process : {false, true}) {
+    SCOPED_TRACE(fresh_process ? "fresh processes" : "in process");
+    RunResult r = RunKudu(tmp_, {"fs", "bench", "--fs_data_dirs=" + root, "--bench_repetitions=1",
+                                 "--bench_min_short_runs=0",
+                                 std::string("--bench_peak_rss=") + (fresh_process ? "true" : "false"),
+                                 "--format=json"});
+    ASSERT_EQ(0, r.exit_status) << Describe(r);
+    const json w = json::parse(r.out)["workloads"][0];
+    EXPECT_TRUE(w["ok"].get<bool>()) << w.dump(2);
+    std::map<std::string, json> by;
+    for (const json& st : w["strategies"]) by[st["strategy"].get<std::string>()] = st;
+    ASSERT_EQ(1u, by.count("floor")) << w.dump(2);
+    EXPECT_EQ(4 + 3, by["floor"]["process_read_syscalls"].get<long>()) << w.dump();
+  }
+}
+
 TEST_F(ToolBenchTest, ShortStatesGetExtraRounds) {
   const std::string root = tmp_.Join("short");
   RunResult g = RunKudu(tmp_, {"fs", "generate", "--fs_data_dirs=" + root, "--containers=4",

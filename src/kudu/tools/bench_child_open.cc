@@ -213,7 +213,6 @@ int RunBenchOpenChild() {
     std::vector<MetadataFileRef> files;
     s = ListMetadataFiles(target.data_dirs, &files);
     if (!s.ok()) return fail(s, true);
-    for (MetadataFileRef& f : files) f.data_header = have_key;
     RunMetrics m;
     m.base_rss_bytes = ProcStatusBytes("VmRSS");
     s = MeasureFloor(files, target.data_dirs.size(), FLAGS_fs_max_thread_count_per_data_dir,

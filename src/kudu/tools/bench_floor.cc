@@ -31,6 +31,7 @@
 #include "kudu/util/encryption.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
+#include "kudu/util/pb_container_format.h"
 #include "kudu/util/thread_pool.h"
 
 namespace kudu {
@@ -56,9 +57,9 @@ namespace {
 // dir's descriptor, closed a batch at a time by `closer`, if any), read whole with
 // one read into `*buf` (grown as needed, reused across files),
 // CRC-32C'd into `*crc`; its read syscalls and bytes added to `*reads` and
-// `*bytes`. Where the open reads the container's data file header too, so
-// does the floor (opened, read, closed, as the open does; not counted as
-// metadata).
+// `*bytes`. Where the open reads the container's data file header too (an
+// encrypted container), so does the floor (opened, read, closed, as the
+// open does; not counted as metadata).
 class FloorFileReader {
  public:
   explicit FloorFileReader(DeferredCloser* closer) : closer_(closer) {}
@@ -78,11 +79,18 @@ class FloorFileReader {
     if (s.ok()) *crc ^= crc::Crc32c(buf_.get(), n);
     *reads += file->stats().read_syscalls;
     *bytes += file->stats().bytes_read;
-    if (!s.ok() || !ref.data_header) return s;
+    // The open reads an encrypted container's data file header when its
+    // metadata file holds more than its own header (DataFileHeaderChecked).
+    if (!s.ok() || n < pb_container::kMinimumValidLength + kEncryptionHeaderSize ||
+        !HasEncryptionMagic(Slice(buf_.get(), n))) {
+      return s;
+    }
     std::unique_ptr<RandomAccessFile> data;
-    RETURN_NOT_OK(RandomAccessFile::OpenAt(
+    s = RandomAccessFile::OpenAt(
         dir_fd, path.substr(0, path.size() - std::string(".metadata").size()) + ".data", nullptr,
-        &data));
+        &data);
+    if (s.IsNotFound()) return Status::OK();  // an incomplete container: no header to read
+    RETURN_NOT_OK(s);
     uint8_t header[kEncryptionHeaderSize];
     return data->ReadRaw(0, header, std::min<uint64_t>(sizeof(header), data->size()));
   }

@@ -270,8 +270,7 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
     return fail(s);
   }
   std::vector<uint64_t> per_dir(target.data_dirs.size(), 0);
-  for (MetadataFileRef& f : out->files) {
-    f.data_header = target.encrypted;
+  for (const MetadataFileRef& f : out->files) {
     out->metadata_bytes += f.size;
     per_dir[f.dir_index]++;
   }

@@ -51,9 +51,6 @@ struct MetadataFileRef {
   uint32_t dir_index = 0;
   std::string path;
   uint64_t size = 0;
-  // The open also reads the container's data file header (an encrypted
-  // state): so does the floor, to read what the open reads.
-  bool data_header = false;
 };
 
 // Lists <root>/data/<id>.metadata of every root (sorted by path).
