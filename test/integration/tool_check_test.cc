@@ -322,12 +322,34 @@ TEST_F(ToolCheckTest, DataFileTruncatedToZeroIsFatal) {
   EXPECT_EQ("", list.out);
 }
 
+// `kudu fs check --format=json` of `root` beside a running server, played
+// by a preloaded shim: `data` grows to `size` bytes when the check opens
+// `metadata`, after its listing stat'ed `data` and before its records are
+// read.
+RunResult CheckWhileGrowing(const TempDir& tmp, const std::string& root,
+                            const std::string& metadata, const std::string& data, uint64_t size) {
+  const std::string shim =
+      env::JoinPath(env::DirName(KuduBinary()), "libgrowing_data_file_shim.so");
+  EXPECT_TRUE(env::FileExists(shim)) << shim;
+  const std::string log = tmp.Join("grown");
+  RunResult r = RunProgram(
+      tmp, "env",
+      {"LD_PRELOAD=" + shim, "KUDU_TEST_GROW_ON_OPEN=" + metadata.substr(metadata.rfind('/') + 1),
+       "KUDU_TEST_GROW_FILE=" + data, "KUDU_TEST_GROW_TO=" + std::to_string(size),
+       "KUDU_TEST_GROW_LOG=" + log, KuduBinary(), "fs", "check", "--fs_data_dirs=" + root,
+       "--format=json"});
+  std::string grown;
+  EXPECT_OK(test::ReadFileToString(log, &grown));
+  EXPECT_EQ("grew " + data + " to " + std::to_string(size) + "\n", grown)
+      << "the shim did not grow the data file";
+  return r;
+}
+
 // A read-only check beside a running server (§1): the server appends a
 // block to a container after the check's listing stat'ed its data file and
 // before its records are read. Its CREATE, past the end of the size the
 // listing saw, asks the size again (Kudu's KUDU-1657) and is live, not a
-// malformed record. The server is a preloaded shim growing the data file
-// when the check opens the metadata file.
+// malformed record.
 TEST_F(ToolCheckTest, ABlockAppendedDuringACheckIsLive) {
   const std::string root = tmp_.Join("a");
   Generate({root}, 2, 10, {"--deleted_block_percentage=0"});
@@ -340,23 +362,34 @@ TEST_F(ToolCheckTest, ABlockAppendedDuringACheckIsLive) {
   ASSERT_EQ(1, before.exit_status) << Describe(before);
   EXPECT_EQ(9u, json::parse(before.out)["malformed_records"].get<uint64_t>()) << before.out;
 
-  const std::string shim =
-      env::JoinPath(env::DirName(KuduBinary()), "libgrowing_data_file_shim.so");
-  ASSERT_TRUE(env::FileExists(shim)) << shim;
-  const std::string log = tmp_.Join("grown");
-  RunResult r = RunProgram(
-      tmp_, "env",
-      {"LD_PRELOAD=" + shim, "KUDU_TEST_GROW_ON_OPEN=" + metadata.substr(metadata.rfind('/') + 1),
-       "KUDU_TEST_GROW_FILE=" + data, "KUDU_TEST_GROW_TO=" + std::to_string(size),
-       "KUDU_TEST_GROW_LOG=" + log, KuduBinary(), "fs", "check", "--fs_data_dirs=" + root,
-       "--format=json"});
-  std::string grown;
-  ASSERT_OK(test::ReadFileToString(log, &grown));
-  ASSERT_EQ("grew " + data + " to " + std::to_string(size) + "\n", grown);
+  RunResult r = CheckWhileGrowing(tmp_, root, metadata, data, size);
+  ASSERT_FALSE(HasFailure());
   ASSERT_EQ(0, r.exit_status) << Describe(r);
   const json j = json::parse(r.out);
   EXPECT_EQ(0u, j["malformed_records"].get<uint64_t>()) << r.out;
   EXPECT_EQ(20u, j["live_blocks"].get<uint64_t>()) << r.out;
+}
+
+// The block appended so is a duplicate of another container's: the report
+// names its record at its own offset. The rescan that finds the record
+// checks records against the size the replay did, the grown one.
+TEST_F(ToolCheckTest, ADuplicateAppendedDuringACheckIsNamedByItsRecord) {
+  const std::string root = tmp_.Join("a");
+  Generate({root}, 1, 4);
+  ASSERT_FALSE(HasFatalFailure());
+  const std::vector<BlockRecordPB> first = {test::MakeCreate(7, 0, 100)};
+  const std::vector<BlockRecordPB> second = {test::MakeCreate(8, 0, 100),
+                                             test::MakeCreate(7, 4096, 100)};
+  test::HandContainer a, b;
+  ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(1), 4096, &first, nullptr, &a));
+  ASSERT_OK(test::WriteHandContainer(root, test::ContainerIdFor(2), 4096, &second, nullptr, &b));
+  RunResult r = CheckWhileGrowing(tmp_, root, b.metadata_path, b.data_path, 8192);
+  ASSERT_FALSE(HasFailure());
+  EXPECT_EQ(1, r.exit_status) << Describe(r);
+  EXPECT_NE(std::string::npos,
+            r.out.find(b.metadata_path + ": record at offset " +
+                       std::to_string(b.record_offsets[1]) + ": block "))
+      << r.out;
 }
 
 // The runtime compaction rule needs a positive size ratio: a usage error.
