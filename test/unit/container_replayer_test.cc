@@ -140,6 +140,10 @@ TEST_P(ContainerReplayerFallbackTest, FailureCausesExactlyOneStreamingReplay) {
   EXPECT_EQ(1u, stats.fallbacks.load());
   EXPECT_EQ(1u, stats.containers(ReplayStrategyKind::kInMemory));
   EXPECT_EQ(0u, stats.containers(ReplayStrategyKind::kStreaming));
+  // The open replayed the file's records once; the discarded attempt's are
+  // none of them (records per CPU-second would otherwise flatter a strategy
+  // that falls back).
+  EXPECT_EQ(records_.size(), stats.records.load());
   EXPECT_NE(std::string::npos, result.fallback_reason.find(ReplayOutcomeKindName(fc.kind)));
   // The budget was held for the attempt and given back.
   EXPECT_EQ(0u, budget.held());

@@ -118,7 +118,6 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
                                                          "not logged)"
                                                        : "");
     }
-    if (stats_) stats_->Add(stats_->records, result.outcome.records);
     state->Reset();
     result.outcome = Strategy(ReplayStrategyKind::kStreaming)->Replay(file, state);
   }

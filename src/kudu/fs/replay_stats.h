@@ -37,8 +37,9 @@ namespace fs {
 //   metadata_read_syscalls, metadata_bytes_read
 //                           read system calls and bytes on metadata files
 //                           (the file layer's counts)
-//   records                 valid records delivered, the fallback's
-//                           replays included
+//   records                 valid records of each container's final
+//                           replay: an attempt that fell back is discarded
+//                           with its records (its reads are counted)
 //   budget_waits, budget_wait_timeouts
 //                           containers that waited for memory budget, and
 //                           waits that timed out
