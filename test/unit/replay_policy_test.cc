@@ -23,6 +23,9 @@
 #include <algorithm>
 #include <string>
 
+#include "kudu/util/encryption.h"
+#include "kudu/util/file.h"
+
 namespace kudu {
 namespace fs {
 namespace {
@@ -46,6 +49,7 @@ ReplayPolicyOptions Options(StrategyChoice choice = StrategyChoice::kAuto,
 ReplayPolicyInput Input(uint64_t payload, bool encrypted) {
   ReplayPolicyInput in;
   in.payload_bytes = payload;
+  in.header_bytes = encrypted ? kEncryptionHeaderSize : 0;
   in.encrypted = encrypted;
   return in;
 }
@@ -96,11 +100,18 @@ const Row kRows[] = {
     {"size0_plain", Auto, kThreshold, 0, 0, false, "S"},
     {"size0_enc", Auto, kThreshold, 0, 0, true, "S"},
     // In memory if the budget has the bytes, else after the bounded wait;
-    // when that ends without them, Streaming.
-    {"below_plain", Auto, kThreshold, 0, kThreshold - 1, false, "M:99999 M:99999~250 S"},
-    {"below_enc", Auto, kThreshold, 0, kThreshold - 1, true, "E:99999 E:99999~250 S"},
-    {"equal_plain", Auto, kThreshold, 0, kThreshold, false, "M:100000 M:100000~250 S"},
-    {"equal_enc", Auto, kThreshold, 0, kThreshold, true, "E:100000 E:100000~250 S"},
+    // when that ends without them, Streaming. The bytes are the buffer the
+    // whole-file read allocates: the file, an encrypted file's header
+    // included, rounded up to 4 KiB for a direct read.
+    {"below_plain", Auto, kThreshold, 0, kThreshold - 1, false, "M:102400 M:102400~250 S"},
+    {"below_enc", Auto, kThreshold, 0, kThreshold - 1, true, "E:102400 E:102400~250 S"},
+    {"equal_plain", Auto, kThreshold, 0, kThreshold, false, "M:102400 M:102400~250 S"},
+    {"equal_enc", Auto, kThreshold, 0, kThreshold, true, "E:102400 E:102400~250 S"},
+    {"page_plain", Auto, kThreshold, 0, 4096, false, "M:4096 M:4096~250 S"},
+    {"page_enc", Auto, kThreshold, 0, 4096, true, "E:8192 E:8192~250 S"},
+    {"page_less_header_enc", Auto, kThreshold, 0, 4096 - 64, true, "E:4096 E:4096~250 S"},
+    // A payload within the budget whose buffer is not.
+    {"buffer_above_budget", InMemory, kThreshold, 0, kBudget - 1, false, "S"},
     {"above_plain", Auto, kThreshold, 0, kThreshold + 1, false, "S"},
     {"above_enc", Auto, kThreshold, 0, kThreshold + 1, true, "S"},
     {"above_budget_plain", Auto, 1 << 20, 0, kBudget + 1, false, "S"},
@@ -111,12 +122,12 @@ const Row kRows[] = {
     {"forced_streaming_enc", Streaming, kThreshold, kWindow, 10, true, "S"},
     // Forced in-memory ignores the threshold but not the budget.
     {"forced_inmem_above_threshold", InMemory, kThreshold, 0, 3 * kThreshold, false,
-     "M:300000 M:300000~250 S"},
-    {"forced_inmem_enc", InMemory, kThreshold, 0, 3 * kThreshold, true, "E:300000 E:300000~250 S"},
+     "M:303104 M:303104~250 S"},
+    {"forced_inmem_enc", InMemory, kThreshold, 0, 3 * kThreshold, true, "E:303104 E:303104~250 S"},
     {"forced_inmem_above_budget", InMemory, kThreshold, 0, kBudget + 1, false, "S"},
     {"forced_inmem_above_budget_win", InMemory, kThreshold, kWindow, kBudget + 1, false,
      "W:65536 S"},
-    {"forced_inmem_threshold0", InMemory, 0, 0, 10, false, "M:10 M:10~250 S"},
+    {"forced_inmem_threshold0", InMemory, 0, 0, 10, false, "M:4096 M:4096~250 S"},
     {"forced_inmem_size0", InMemory, kThreshold, 0, 0, false, "S"},
     // With a window, the bounded-memory path is Windowed, taken only if the
     // window is free (never waited for).
@@ -124,9 +135,9 @@ const Row kRows[] = {
     {"win_above_threshold_enc", Auto, kThreshold, kWindow, kThreshold + 1, true, "W:65536 S"},
     {"win_above_budget", Auto, 1 << 20, kWindow, kBudget + 1, false, "W:65536 S"},
     {"win_threshold0", Auto, 0, kWindow, 10, false, "W:10 S"},
-    {"win_small_file", Auto, kThreshold, kWindow, 100, false, "M:100 M:100~250 W:100 S"},
+    {"win_small_file", Auto, kThreshold, kWindow, 100, false, "M:4096 M:4096~250 W:100 S"},
     {"win_below_threshold_enc", Auto, kThreshold, kWindow, kThreshold, true,
-     "E:100000 E:100000~250 W:65536 S"},
+     "E:102400 E:102400~250 W:65536 S"},
     {"forced_windowed", Windowed, kThreshold, kWindow, 100, false, "W:100 W:100~250 S"},
     {"forced_windowed_large", Windowed, kThreshold, kWindow, 10000000, true,
      "W:65536 W:65536~250 S"},
@@ -156,7 +167,7 @@ INSTANTIATE_TEST_SUITE_P(Table, ReplayPolicyTableTest, ::testing::ValuesIn(kRows
 TEST(ReplayPolicyTest, NoWaitAndTinyBudget) {
   ReplayPolicyOptions o = Options(Auto, kThreshold, kWindow);
   o.budget_wait_ms = 0;
-  EXPECT_EQ("M:100 W:100 S", Steps(ChooseReplayPlan(o, Input(100, false))));
+  EXPECT_EQ("M:4096 W:100 S", Steps(ChooseReplayPlan(o, Input(100, false))));
   EXPECT_EQ("W:65536 S", Steps(ChooseReplayPlan(o, Input(kThreshold + 1, false))));
   o = Options(Windowed, kThreshold, kWindow);
   o.budget_wait_ms = 0;
@@ -164,7 +175,8 @@ TEST(ReplayPolicyTest, NoWaitAndTinyBudget) {
   o = Options(Auto, kThreshold, kWindow);
   o.memory_budget_bytes = 1000;
   EXPECT_EQ("S", Steps(ChooseReplayPlan(o, Input(kThreshold + 1, false))));
-  EXPECT_EQ("M:500 M:500~250 W:500 S", Steps(ChooseReplayPlan(o, Input(500, false))));
+  // 500 bytes of payload, but a 4 KiB buffer: more than the whole budget.
+  EXPECT_EQ("W:500 S", Steps(ChooseReplayPlan(o, Input(500, false))));
   EXPECT_EQ("S", Steps(ChooseReplayPlan(o, Input(5000, false))));
 }
 
@@ -210,7 +222,9 @@ TEST(ReplayPolicyTest, InvariantsOverAGrid) {
                 }
                 if (st.strategy == ReplayStrategyKind::kInMemory ||
                     st.strategy == ReplayStrategyKind::kEncryptedInMemory) {
-                  EXPECT_EQ(payload, st.budget_bytes);
+                  EXPECT_EQ(RandomAccessFile::DirectReadCapacity(
+                                payload + (enc ? kEncryptionHeaderSize : 0)),
+                            st.budget_bytes);
                   if (choice == Auto) {
                     EXPECT_LE(payload, threshold);
                   }

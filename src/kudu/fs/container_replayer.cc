@@ -67,6 +67,7 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
   ContainerReplayResult result;
   ReplayPolicyInput in;
   in.payload_bytes = file->size() - file->encryption_header_size();
+  in.header_bytes = file->encryption_header_size();
   in.encrypted = file->encrypted();
   const ReplayPlan plan = ChooseReplayPlan(opts_, in);
 

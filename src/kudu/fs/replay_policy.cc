@@ -22,6 +22,7 @@
 #include <algorithm>
 
 #include "kudu/fs/replay_window.h"
+#include "kudu/util/file.h"
 #include "kudu/util/flag_validators.h"
 
 DEFINE_string(log_container_metadata_replay_strategy, "auto",
@@ -116,6 +117,15 @@ ReplayStrategyKind InMemoryKindFor(bool encrypted) {
   return encrypted ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory;
 }
 
+// What a whole-file read allocates (whole_file_read.cc): the file, an
+// encrypted file's header included, rounded up to the alignment a direct
+// read needs. The budget grants that, not the payload the threshold weighs:
+// a grant short of the buffer would let each replay thread hold up to 4 KiB
+// and a header more than the budget knows of.
+uint64_t WholeFileBufferBytes(const ReplayPolicyInput& in) {
+  return RandomAccessFile::DirectReadCapacity(in.header_bytes + in.payload_bytes);
+}
+
 ReplayPlan Only(ReplayStrategyKind kind, const char* reason) {
   ReplayPlan plan;
   plan.Add(ReplayStep{kind, 0, 0, reason});
@@ -176,7 +186,7 @@ ReplayPlan ChooseReplayPlan(const ReplayPolicyOptions& opts, const ReplayPolicyI
     case StrategyChoice::kInMemory:
       // Forced in-memory ignores the size threshold but not the budget.
       if (in.payload_bytes == 0) return Only(ReplayStrategyKind::kStreaming, "empty payload");
-      return Buffered(opts, InMemoryKindFor(in.encrypted), in.payload_bytes, true,
+      return Buffered(opts, InMemoryKindFor(in.encrypted), WholeFileBufferBytes(in), true,
                       BoundedPath(opts, in, "forced in-memory, bounded path"), "forced in-memory");
     case StrategyChoice::kAuto:
       break;
@@ -188,7 +198,7 @@ ReplayPlan ChooseReplayPlan(const ReplayPolicyOptions& opts, const ReplayPolicyI
   if (in.payload_bytes > opts.inmem_threshold_bytes) {
     return BoundedPath(opts, in, "payload above the in-memory threshold");
   }
-  return Buffered(opts, InMemoryKindFor(in.encrypted), in.payload_bytes, true,
+  return Buffered(opts, InMemoryKindFor(in.encrypted), WholeFileBufferBytes(in), true,
                   BoundedPath(opts, in, "bounded path"), "payload within the in-memory threshold");
 }
 

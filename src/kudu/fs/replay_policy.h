@@ -61,6 +61,7 @@ struct ReplayPolicyOptions {
 
 struct ReplayPolicyInput {
   uint64_t payload_bytes = 0;  // metadata file size minus the encryption header
+  uint64_t header_bytes = 0;   // the encryption header (0 for a plain file)
   bool encrypted = false;
 };
 
