@@ -15,12 +15,13 @@
 // specific language governing permissions and limitations
 // under the License.
 
-// The file layer's counters: InMemory and Encrypted-InMemory issue at most
-// two read system calls per metadata file whatever its record count;
-// Streaming issues two per record.
+// The file layer's counters: InMemory and Encrypted-InMemory read a cached
+// metadata file with one read system call whatever its record count (and
+// an encrypted file's header with one more); Streaming issues two per record.
 #include <gtest/gtest.h>
 
 #include "kudu/fs/metadata_replay_strategy.h"
+#include "kudu/util/encryption.h"
 #include "util/replay_test_util.h"
 #include "util/test_util.h"
 
@@ -53,9 +54,18 @@ TEST(ReplaySyscallsTest, CountsPerStrategy) {
       StrategyRun run = RunStrategy(fast, path, k);
       ASSERT_TRUE(run.outcome.clean());
       EXPECT_EQ(static_cast<uint64_t>(n), run.records.size());
-      EXPECT_EQ(header_reads + 1, run.read_syscalls) << ReplayStrategyName(fast);
-      EXPECT_LE(run.read_syscalls, 2u);
-      EXPECT_EQ(FileSizeOrDie(path), run.bytes_read);
+      if (run.cache_probe_misses == 0 && run.direct_reads == 0) {
+        // The file just written is in the page cache: one read of it all.
+        EXPECT_EQ(header_reads + 1, run.read_syscalls) << ReplayStrategyName(fast);
+        EXPECT_EQ(FileSizeOrDie(path), run.bytes_read);
+      } else {
+        // A test beside this one under ctest -j2 synced and dropped the
+        // caches: the read that asks the cache first and then its rest, or
+        // a read past the cache from offset 0 (the header read again).
+        EXPECT_LE(run.read_syscalls, header_reads + 2) << ReplayStrategyName(fast);
+        EXPECT_GE(run.bytes_read, FileSizeOrDie(path));
+        EXPECT_LE(run.bytes_read, FileSizeOrDie(path) + header_reads * kEncryptionHeaderSize);
+      }
     }
   }
 }

@@ -53,6 +53,8 @@ StrategyRun RunStrategy(fs::ReplayStrategyKind kind, const std::string& path, co
   run.records = std::move(sink.entries);
   run.read_syscalls = file->stats().read_syscalls;
   run.bytes_read = file->stats().bytes_read;
+  run.cache_probe_misses = file->stats().cache_probe_misses;
+  run.direct_reads = file->stats().direct_reads;
   return run;
 }
 

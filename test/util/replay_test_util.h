@@ -49,6 +49,10 @@ struct StrategyRun {
   std::vector<CapturingSink::Entry> records;
   uint64_t read_syscalls = 0;
   uint64_t bytes_read = 0;
+  // Whole-file reads that found part of the file out of the page cache, and
+  // reads past the cache (RandomAccessFile::Stats).
+  uint64_t cache_probe_misses = 0;
+  uint64_t direct_reads = 0;
 };
 
 // Opens `path` (with `key` when not null) and replays it with `kind`.
