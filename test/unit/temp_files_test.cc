@@ -198,6 +198,71 @@ TEST(TempFilesTest, PreparingSeveralDirsFindsEveryDirsTemporaryFiles) {
   }
 }
 
+// A data root may sit inside another root's data/ (or be a symlink to such
+// a place): the outer root's walk reaches the inner root's files too. Each
+// file is one entry, listed once and deleted once, whichever name reached it.
+TEST(TempFilesTest, AFileTwoWalksReachIsOneEntry) {
+  TempDir tmp;
+  const std::string outer = tmp.Join("d0");
+  const std::string inner = env::JoinPath(outer, "data/inner");
+  const std::string link = tmp.Join("link");
+  ASSERT_OK(env::CreateDirs(env::JoinPath(inner, "data")));
+  ASSERT_EQ(0, ::symlink(inner.c_str(), link.c_str()));
+  const std::string id(32, 'c');
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(inner, "data/" + id + ".metadata"), ""));
+  const std::string tmp_file = env::JoinPath(inner, "data/" + id + ".metadata.kudutmp.AbCdEf");
+  ASSERT_OK(test::WriteStringToFile(tmp_file, "x"));
+  const std::string odd = env::JoinPath(inner, "data/f.kudutmp");
+  ASSERT_EQ(0, ::mkfifo(odd.c_str(), 0600));
+  for (const std::string& second : {inner, link}) {
+    SCOPED_TRACE(second);
+    ASSERT_TRUE(env::FileExists(tmp_file));
+    PrepareDataDirsOptions opts;
+    opts.data_roots = {outer, second};
+    PreparedDataDirs p;
+    ASSERT_OK(PrepareDataDirs(opts, &p));
+    EXPECT_EQ(1u, p.temp_files.found.size());
+    EXPECT_EQ(1u, p.temp_files.unexpected.size());
+    EXPECT_TRUE(p.temp_files.only_copies.empty());
+    opts.read_write = true;
+    PreparedDataDirs rw;
+    ASSERT_OK(PrepareDataDirs(opts, &rw));
+    EXPECT_EQ(1u, rw.temp_files.deleted.size());
+    EXPECT_FALSE(env::FileExists(tmp_file));
+    ASSERT_OK(test::WriteStringToFile(tmp_file, "x"));
+  }
+}
+
+// A data/ that is a symlink to another filesystem is the data dir: its
+// subdirectories on that filesystem are walked (only a mount below it is
+// not entered).
+TEST(TempFilesTest, ASymlinkedDataDirIsWalkedOnItsOwnFilesystem) {
+  TempDir tmp;
+  struct stat here, shm;
+  ASSERT_EQ(0, ::stat(tmp.path().c_str(), &here));
+  if (::stat("/dev/shm", &shm) != 0 || shm.st_dev == here.st_dev || ::access("/dev/shm", W_OK) != 0) {
+    GTEST_SKIP() << "no writable /dev/shm on a filesystem of its own";
+  }
+  char target_template[] = "/dev/shm/kudu-temp-files-test.XXXXXX";
+  ASSERT_NE(nullptr, ::mkdtemp(target_template));
+  const std::string target = target_template;
+  const std::string root = tmp.Join("d0");
+  ASSERT_OK(env::CreateDirs(root));
+  ASSERT_OK(env::CreateDirs(env::JoinPath(target, "sub")));
+  ASSERT_EQ(0, ::symlink(target.c_str(), env::JoinPath(root, "data").c_str()));
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(target, "top.kudutmp.AAAAAA"), "x"));
+  ASSERT_OK(test::WriteStringToFile(env::JoinPath(target, "sub/inner.kudutmp.BBBBBB"), "x"));
+  PrepareDataDirsOptions opts;
+  opts.data_roots = {root};
+  PreparedDataDirs p;
+  const Status s = PrepareDataDirs(opts, &p);
+  EXPECT_EQ(0, std::system(("rm -rf " + target).c_str()));
+  ASSERT_OK(s);
+  EXPECT_EQ((std::vector<std::string>{env::JoinPath(root, "data/sub/inner.kudutmp.BBBBBB"),
+                                      env::JoinPath(root, "data/top.kudutmp.AAAAAA")}),
+            p.temp_files.found);
+}
+
 }  // namespace
 }  // namespace fs
 }  // namespace kudu

@@ -102,16 +102,12 @@ Status PrepareDataDirs(const PrepareDataDirsOptions& opts, PreparedDataDirs* p) 
                   p->data_dir_names[d] = std::move(names);
                 }
               });
-  for (TemporaryFiles& f : found) {
-    for (auto [from, to] : {std::pair{&f.found, &p->temp_files.found},
-                            std::pair{&f.unexpected, &p->temp_files.unexpected},
-                            std::pair{&f.only_copies, &p->temp_files.only_copies}}) {
-      to->insert(to->end(), std::make_move_iterator(from->begin()),
-                 std::make_move_iterator(from->end()));
-    }
+  TemporaryFilesOfDirs all;
+  for (size_t d = 0; d < dirs; d++) {
+    all.Add(env::JoinPath(opts.data_roots[d], "data"), std::move(found[d]));
   }
+  p->temp_files = all.Take();
   TemporaryFiles& t = p->temp_files;
-  for (auto* v : {&t.found, &t.unexpected, &t.only_copies}) std::sort(v->begin(), v->end());
   if (!opts.read_write) return Status::OK();
   for (const std::string& path : t.only_copies) {
     LOG(WARNING) << path << ": kept: its container's .metadata file does not exist, so this may "

@@ -19,9 +19,12 @@
 
 #include <dirent.h>
 #include <glog/logging.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <random>
 #include <set>
 #include <utility>
@@ -139,8 +142,10 @@ Status CreateTempFile(const std::string& prefix, const WriteEncryption& enc,
 
 Status FindTemporaryFiles(const std::string& data_dir, TemporaryFiles* out,
                           std::vector<std::string>* names) {
+  // stat, not lstat: a data/ that is a symlink is the dir walked, and the
+  // filesystem its subdirectories must be on is its target's.
   struct stat st;
-  if (::lstat(data_dir.c_str(), &st) != 0) return Status::FromErrno(data_dir, errno);
+  if (::stat(data_dir.c_str(), &st) != 0) return Status::FromErrno(data_dir, errno);
   // Room for the entries at once: a directory's size is at least what its
   // entries' names take, and a data dir's names are ~40 bytes.
   DirEntries entries;
@@ -149,6 +154,34 @@ Status FindTemporaryFiles(const std::string& data_dir, TemporaryFiles* out,
   Walk(data_dir, entries, st.st_dev, true, out);
   if (names != nullptr) *names = std::move(entries.names);
   return Status::OK();
+}
+
+void TemporaryFilesOfDirs::Add(const std::string& data_dir, TemporaryFiles&& walk) {
+  // The walk follows no symlink below data_dir, so a name's real path is
+  // data_dir's real path and the rest of the name.
+  char buf[PATH_MAX];
+  const std::string real = ::realpath(data_dir.c_str(), buf) != nullptr ? buf : data_dir;
+  auto real_name = [&](const std::string& path) { return real + path.substr(data_dir.size()); };
+  for (auto [from, to] : {std::pair{&walk.found, &all_.found},
+                          std::pair{&walk.unexpected, &all_.unexpected}}) {
+    for (std::string& path : *from) {
+      if (names_.emplace(real_name(path), path).second) to->push_back(std::move(path));
+    }
+  }
+  // Under the name the file is listed under: whichever walk saw it directly
+  // in a data/ without its metadata file, it is kept.
+  for (const std::string& path : walk.only_copies) {
+    all_.only_copies.push_back(names_[real_name(path)]);
+  }
+}
+
+TemporaryFiles TemporaryFilesOfDirs::Take() {
+  for (auto* v : {&all_.found, &all_.unexpected, &all_.only_copies}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  names_.clear();
+  return std::move(all_);
 }
 
 Status DeleteTemporaryFiles(TemporaryFiles* files) {

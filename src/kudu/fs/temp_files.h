@@ -23,6 +23,7 @@
 #pragma once
 
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,23 @@ struct TemporaryFiles {
 // reading the dir a second time.
 Status FindTemporaryFiles(const std::string& data_dir, TemporaryFiles* out,
                           std::vector<std::string>* names = nullptr);
+
+// Every data dir's walk as one list. A data root inside another root's
+// data/ (or a symlink to such a place) is reached by both walks: a file is
+// one entry, named as the first walk added named it. Files are told apart
+// by their path below the data dir's real path, not by inode: two hard
+// links are two names, each of which a repair deletes.
+class TemporaryFilesOfDirs {
+ public:
+  void Add(const std::string& data_dir, TemporaryFiles&& walk);
+  // The lists, each sorted.
+  TemporaryFiles Take();
+
+ private:
+  // A file's real path -> the name it is listed under.
+  std::map<std::string, std::string> names_;
+  TemporaryFiles all_;
+};
 
 // Deletes every found file but the only copies, then fsyncs each dir it
 // deleted from. Stops deleting at the first failure, recorded in
