@@ -25,12 +25,17 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kudu/fs/fs.pb.h"
 #include "kudu/fs/instance_files.h"
 #include "kudu/util/env.h"
+#include "kudu/util/file.h"
+#include "kudu/util/pb_container_format.h"
+#include "kudu/util/pb_container_writer.h"
 #include "util/fs_fixture_util.h"
 #include "util/kudu_subprocess.h"
 #include "util/test_macros.h"
@@ -145,6 +150,38 @@ TEST_F(InstanceRootsTest, AMismatchedUuidInTheWalOrMetadataRootFailsTheOpen) {
   SetUuid(meta, std::string(32, 'd'));
   ExpectOneLine(Run("check", {"--fs_metadata_dir=" + meta}), 1,
                 {"Mismatched UUIDs", fs::InstanceFilePath(meta)});
+}
+
+// An instance file whose record lacks a required field fails the open with
+// one line naming the file and the field, not libprotobuf's own line too.
+TEST_F(InstanceRootsTest, AnInstanceRecordMissingARequiredFieldIsOneLine) {
+  Generate();
+  InstanceMetadataPB inst;
+  ASSERT_OK(fs::ReadPBContainerFromPath(fs::InstanceFilePath(data_), &inst));
+  DirInstanceMetadataPB dir;
+  ASSERT_OK(fs::ReadPBContainerFromPath(fs::DirInstanceFilePath(data_), &dir));
+  inst.clear_format_stamp();
+  dir.clear_dir_set();
+  for (auto [path, pb, field] :
+       {std::tuple<std::string, const google::protobuf::Message*, const char*>{
+            fs::InstanceFilePath(data_), &inst, "format_stamp"},
+        {fs::DirInstanceFilePath(data_), &dir, "dir_set"}}) {
+    SCOPED_TRACE(path);
+    std::string good;
+    ASSERT_OK(test::ReadFileToString(path, &good));
+    // The writer refuses such a record: frame its partial bytes by hand.
+    std::unique_ptr<WritableFile> f;
+    ASSERT_OK(WritableFile::Open(path, CreateMode::kTruncate, WriteEncryption(), &f));
+    std::unique_ptr<PbContainerWriter> w;
+    ASSERT_OK(PbContainerWriter::Create(std::move(f), pb_container::kVersion2,
+                                        pb->GetDescriptor(), &w));
+    std::string framed;
+    pb_container::AppendRecord(pb_container::kVersion2, pb->SerializePartialAsString(), &framed);
+    ASSERT_OK(w->AppendFramed(framed));
+    ASSERT_OK(w->Close());
+    ExpectOneLine(Run("check"), 1, {path, field});
+    ASSERT_OK(test::WriteStringToFile(path, good));
+  }
 }
 
 TEST_F(InstanceRootsTest, AKeyOnlyInTheWalRootsInstanceIsUsed) {

@@ -230,7 +230,10 @@ Status ReadPBContainerFromPath(const std::string& path, google::protobuf::Messag
                               ": no record after the headers");
   }
   if (!s.ok()) return s.IsIncomplete() ? Status::Corruption(s.message()) : s;
-  if (!pb->ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+  // Not ParseFromArray: for a record missing a required field it logs a
+  // line of its own, and the open's failure is one line (§1).
+  if (!pb->ParsePartialFromArray(body.data(), static_cast<int>(body.size())) ||
+      !pb->IsInitialized()) {
     return Status::Corruption(path + ": offset " + std::to_string(reader.record_offset()) +
                               ": unable to parse " + pb->GetDescriptor()->full_name() + " (" +
                               pb->InitializationErrorString() + ")");
