@@ -32,6 +32,7 @@
 
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
+#include "kudu/util/io_fault_injector.h"
 #include "kudu/util/pb_container_format.h"
 #include "util/reference_replay_util.h"
 #include "util/test_macros.h"
@@ -511,6 +512,29 @@ TEST_F(ContainerWriterTest, AbandonDeletesOnlyTheUnfinishedContainer) {
   EXPECT_FALSE(env::FileExists(open_data));
   EXPECT_EQ(2u, bm.live_blocks().size());
   EXPECT_EQ(1u, bm.containers().size());
+}
+
+// The commit that fills a container is still part of filling it: when it
+// fails, the container holds block bytes its metadata does not name (or a
+// partial record), and abandoning must delete it like any unfinished one.
+TEST_F(ContainerWriterTest, AFailedCommitThatFillsAContainerLeavesItUnfinished) {
+  ContainerWriterOptions o = Options();
+  o.max_container_blocks = 2;
+  LogWritableBlockManager bm(o);
+  ASSERT_OK(bm.Open());
+  BlockId id;
+  ASSERT_OK(bm.CreateBlock(Payload(10, 'f'), &id));
+  ASSERT_EQ(1u, bm.containers().size());
+  const std::string md = bm.containers()[0]->metadata_path();
+  const std::string data = bm.containers()[0]->data_path();
+  IoFaultInjector::Arm(IoOp::kWrite, 1, IoFault::kEIO, ".metadata");
+  EXPECT_FALSE(bm.CreateBlock(Payload(10, 'g'), &id).ok());
+  IoFaultInjector::Disarm();
+  bm.AbandonUnfinished();
+  EXPECT_FALSE(env::FileExists(md));
+  EXPECT_FALSE(env::FileExists(data));
+  EXPECT_TRUE(bm.live_blocks().empty());
+  EXPECT_TRUE(bm.containers().empty());
 }
 
 TEST_F(ContainerWriterTest, CreateRefusesExistingFilesAndLeavesThemAlone) {

@@ -201,12 +201,14 @@ Status LogWritableBlockManager::CreateBlocks(const std::vector<Slice>& data,
     const bool full = IsFull(c);
     if (full || c->Rolled()) {
       // The container takes no more blocks: commit what went there and let
-      // the next block start a new container.
-      current_ = nullptr;
+      // the next block start a new container. It stays the one being filled
+      // until that is done: a commit that fails leaves block bytes without
+      // their records, and AbandonUnfinished must delete it.
       RETURN_NOT_OK(CommitCreates(c, &pending));
       if (c->IsFull(opts_.max_container_size, opts_.max_container_blocks)) {
         RETURN_NOT_OK(c->TruncateDataToNextOffset());
       }
+      current_ = nullptr;
     }
   }
   if (current_ != nullptr) RETURN_NOT_OK(CommitCreates(current_, &pending));
