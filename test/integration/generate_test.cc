@@ -194,6 +194,19 @@ TEST_F(GenerateTest, SmallEdgeCases) {
   GenerateAndVerify({tmp_.Join("s5")}, 0, 10, 10, {}, nullptr);
 }
 
+// The list of live blocks is written to a temporary name and renamed: when
+// that fails (here the rename, onto a directory; on a full disk the write),
+// generate fails and leaves no temporary file of its own behind.
+TEST_F(GenerateTest, AFailedLiveBlocksFileLeavesNoTemporaryFile) {
+  const std::string root = tmp_.Join("r");
+  ASSERT_OK(env::CreateDirs(env::JoinPath(root, "generate_live_blocks.txt/in-the-way")));
+  RunResult r = RunKudu(tmp_, {"fs", "generate", "--fs_data_dirs=" + root, "--containers=2",
+                               "--blocks_per_container=3"});
+  EXPECT_EQ(1, r.exit_status) << Describe(r);
+  EXPECT_NE(std::string::npos, r.err.find("generate_live_blocks.txt")) << r.err;
+  EXPECT_FALSE(env::FileExists(env::JoinPath(root, "generate_live_blocks.txt.tmp")));
+}
+
 // Byte-identical output for the same seed (ciphertext included), different
 // output for another seed, and the test key provider form of a key gives the
 // same files as the key itself.

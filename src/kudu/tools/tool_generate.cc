@@ -241,21 +241,27 @@ Status FindLayout(const FsRoots& roots, bool* formatted) {
   return Status::OK();
 }
 
+Status WriteLines(const std::string& path, const std::vector<fs::GeneratedBlock>& live) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::IOError(path + ": cannot open for writing");
+  std::string line;
+  for (const fs::GeneratedBlock& b : live) {
+    line = fs::FormatBlockLine(b);
+    line.push_back('\n');
+    out.write(line.data(), static_cast<std::streamsize>(line.size()));
+  }
+  out.close();
+  return out ? Status::OK() : Status::IOError(path + ": write failed");
+}
+
 Status WriteLiveBlocks(const std::string& path, const std::vector<fs::GeneratedBlock>& live) {
   const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::IOError(tmp + ": cannot open for writing");
-    std::string line;
-    for (const fs::GeneratedBlock& b : live) {
-      line = fs::FormatBlockLine(b);
-      line.push_back('\n');
-      out.write(line.data(), static_cast<std::streamsize>(line.size()));
-    }
-    out.flush();
-    if (!out) return Status::IOError(tmp + ": write failed");
-  }
-  return env::RenameFile(tmp, path);
+  Status s = WriteLines(tmp, live);
+  if (s.ok()) s = env::RenameFile(tmp, path);
+  // A failure leaves nothing of its own behind (on a full disk, not the
+  // part it could write).
+  if (!s.ok()) (void)env::DeleteFile(tmp);
+  return s;
 }
 
 int RunGenerate(const std::vector<std::string>& args) {
