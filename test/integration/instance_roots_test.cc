@@ -256,6 +256,38 @@ TEST_F(InstanceRootsTest, GenerateWithEncryptDataAtRestOnAPlainFormatNeedsAKey) 
   EXPECT_EQ(std::vector<std::string>{"block_manager_instance"}, names);
 }
 
+// A server encrypts with the key its instance files hold, and writes plain
+// files when they hold none: on roots formatted before, generate takes a
+// given key only if it is that key. Any other key would leave files that
+// no server writes and that an open without the flag refuses.
+TEST_F(InstanceRootsTest, GenerateTakesOnlyTheKeyTheRootsHold) {
+  const std::string plain = tmp_.Join("plain"), random = tmp_.Join("random");
+  const std::string given = tmp_.Join("given");
+  auto generate = [&](const std::string& root, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"fs", "generate", "--fs_data_dirs=" + root,
+                                     "--blocks_per_container=3"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunKudu(tmp_, args);
+  };
+  const std::string key_flag = std::string("--server_key_hex=") + kKeyHex;
+  ASSERT_EQ(0, generate(plain, {"--containers=0"}).exit_status);
+  ASSERT_EQ(0, generate(random, {"--containers=0", "--encrypt"}).exit_status);
+  ASSERT_EQ(0, generate(given, {"--containers=0", key_flag}).exit_status);
+  ExpectOneLine(generate(plain, {"--containers=2", key_flag}), 2,
+                {"formatted without a server key"});
+  ExpectOneLine(generate(random, {"--containers=2", key_flag}), 2,
+                {"not the key", fs::InstanceFilePath(random)});
+  for (const std::string& root : {plain, random}) {
+    std::vector<std::string> names;
+    ASSERT_OK(env::ListDir(root + "/data", &names));
+    EXPECT_EQ(std::vector<std::string>{"block_manager_instance"}, names) << root;
+  }
+  RunResult same = generate(given, {"--containers=2", key_flag});
+  EXPECT_EQ(0, same.exit_status) << Describe(same);
+  RunResult check = RunKudu(tmp_, {"fs", "check", "--fs_data_dirs=" + given});
+  EXPECT_EQ(0, check.exit_status) << Describe(check);
+}
+
 TEST_F(InstanceRootsTest, EveryActionThatOpensADirTakesTheFlag) {
   for (const char* action : {"check", "list", "locate_block", "generate", "bench"}) {
     SCOPED_TRACE(action);

@@ -241,6 +241,29 @@ Status FindLayout(const FsRoots& roots, bool* formatted) {
   return Status::OK();
 }
 
+// A server encrypts with the key its instance files hold, and writes plain
+// files when they hold none (§5): on roots formatted before, a given key
+// must be that key, or generate would write files under a key no instance
+// file holds, which an open without the flag refuses. Instance files that
+// do not load are left for the open's own checks to report.
+Status CheckGivenKeyIsStored(const FsRoots& roots, const ServerKey& given) {
+  fs::InstanceFilesState stored;
+  if (!fs::LoadInstanceFiles(roots.data_dirs, NonDataRoots(roots), /*load_key=*/true, &stored)
+           .ok()) {
+    return Status::OK();
+  }
+  if (!stored.has_key) {
+    return Status::InvalidArgument(
+        "a server key was given, but the roots were formatted without a server key: a server "
+        "on them writes plain files");
+  }
+  if (stored.key.bytes() != given.bytes()) {
+    return Status::InvalidArgument("the given server key is not the key of " + stored.key_file +
+                                   ", the key a server on these roots encrypts with");
+  }
+  return Status::OK();
+}
+
 Status WriteLines(const std::string& path, const std::vector<fs::GeneratedBlock>& live) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return Status::IOError(path + ": cannot open for writing");
@@ -327,6 +350,10 @@ int RunGenerate(const std::vector<std::string>& args) {
       std::cerr << "kudu: error: generate failed: " << s.ToString() << std::endl;
       return kExitInconsistent;
     }
+  }
+  if (formatted && have_key) {
+    s = CheckGivenKeyIsStored(roots, key);
+    if (!s.ok()) return UsageError(s.message());
   }
   fs::PreparedDataDirs prepared;
   {
