@@ -151,6 +151,9 @@ TEST_F(ToolCliTest, BadFlagValuesNameTheFlagAndTheValue) {
                    {"--log_container_max_size", "'0'"});
   ExpectUsageError({"fs", "check", dirs, "--log_container_max_blocks=-2"},
                    {"--log_container_max_blocks", "'-2'"});
+  // Kudu's flag is unsigned (log_block_manager.cc:104): a negative size is no value.
+  ExpectUsageError({"fs", "check", dirs, "--log_container_metadata_max_size=-5"},
+                   {"--log_container_metadata_max_size", "'-5'"});
   ExpectUsageError({"fs", "check", dirs, "--fs_max_thread_count_per_data_dir=0"},
                    {"--fs_max_thread_count_per_data_dir", "'0'"});
   ExpectUsageError({"fs", "check", dirs,

@@ -19,12 +19,15 @@
 
 #include <gflags/gflags.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "kudu/util/pb_container_format.h"
 
-DEFINE_int64(log_container_metadata_max_size, 0,
-             "A log block container whose metadata file (encryption header included) reaches "
-             "this many bytes is full: no new block goes into it. 0 or less: no limit. Also "
-             "the size the runtime metadata compaction rule measures against.");
+DEFINE_uint64(log_container_metadata_max_size, 0,
+              "A log block container whose metadata file (encryption header included) reaches "
+              "this many bytes is full: no new block goes into it. 0: no limit. Also the size "
+              "the runtime metadata compaction rule measures against.");
 DEFINE_double(log_container_excess_space_before_cleanup_fraction, 0.10,
               "A full log block container whose data file occupies more disk space than its "
               "live blocks' aligned bytes times (1 + this fraction) is reported as having "
@@ -133,8 +136,14 @@ const char* CompactionRuleName(CompactionRule rule) {
   return "?";
 }
 
+int64_t MetadataMaxSizeFlag() {
+  // Sizes past 2^63-1 are no limit in practice, and stay one here.
+  return static_cast<int64_t>(
+      std::min<uint64_t>(FLAGS_log_container_metadata_max_size, std::numeric_limits<int64_t>::max()));
+}
+
 void ClassificationRules::SetFromClassificationFlags() {
-  max_metadata_size = FLAGS_log_container_metadata_max_size;
+  max_metadata_size = MetadataMaxSizeFlag();
   excess_space_fraction = FLAGS_log_container_excess_space_before_cleanup_fraction;
   runtime_compact = FLAGS_log_container_metadata_runtime_compact;
   metadata_size_before_compact_ratio = FLAGS_log_container_metadata_size_before_compact_ratio;

@@ -30,13 +30,17 @@
 
 #include "kudu/util/status.h"
 
-DECLARE_int64(log_container_metadata_max_size);
+DECLARE_uint64(log_container_metadata_max_size);
 DECLARE_double(log_container_excess_space_before_cleanup_fraction);
 DECLARE_bool(log_container_metadata_runtime_compact);
 DECLARE_double(log_container_metadata_size_before_compact_ratio);
 
 namespace kudu {
 namespace fs {
+
+// --log_container_metadata_max_size as the rules and the writer hold it:
+// 0 is no limit, and so is anything past 2^63-1.
+int64_t MetadataMaxSizeFlag();
 
 enum class ContainerClass {
   kIncomplete,  // not counted as a container; repair deletes its files

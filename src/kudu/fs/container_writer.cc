@@ -24,6 +24,7 @@
 #include <cstring>
 #include <utility>
 
+#include "kudu/fs/container_classification.h"
 #include "kudu/util/env.h"
 #include "kudu/util/flag_validators.h"
 #include "kudu/util/pb_container_format.h"
@@ -60,7 +61,7 @@ bool LogBlockContainerWriter::IsAlreadyExists(const Status& s) {
 ContainerWriterOptions::ContainerWriterOptions()
     : max_container_size(FLAGS_log_container_max_size),
       max_container_blocks(FLAGS_log_container_max_blocks),
-      max_metadata_size(FLAGS_log_container_metadata_max_size),
+      max_metadata_size(MetadataMaxSizeFlag()),
       delete_dead_containers(FLAGS_log_block_manager_delete_dead_container) {}
 
 // ---------------------------------------------------------------------------

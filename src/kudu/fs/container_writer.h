@@ -66,7 +66,7 @@
 
 DECLARE_uint64(log_container_max_size);
 DECLARE_int64(log_container_max_blocks);
-DECLARE_int64(log_container_metadata_max_size);
+DECLARE_uint64(log_container_metadata_max_size);
 DECLARE_bool(log_block_manager_delete_dead_container);
 
 namespace kudu {
