@@ -350,8 +350,9 @@ TEST_F(ToolCheckUnreadableTest, ReadOnlyFilesOfAnIncompleteContainerAreNotFatal)
   EXPECT_FALSE(env::FileExists(without_data + ".metadata"));
 }
 
-// A subdirectory of data/ that cannot be read may hide temporary files:
-// the walk goes on, as Kudu's does, but says so on standard error.
+// A subdirectory of data/ that cannot be read, or whose entries cannot be
+// stat'ed, may hide temporary files: the walk goes on, as Kudu's does
+// (FTS_DNR, FTS_NS), but says so on standard error.
 TEST_F(ToolCheckUnreadableTest, AnUnreadableSubdirectoryIsSaidNotSkipped) {
   const std::string root = tmp_.Join("a");
   Generate({root}, 2, 5);
@@ -360,8 +361,15 @@ TEST_F(ToolCheckUnreadableTest, AnUnreadableSubdirectoryIsSaidNotSkipped) {
   ASSERT_OK(env::CreateDirs(sub));
   ASSERT_OK(test::WriteStringToFile(env::JoinPath(sub, "a.metadata.kudutmp.AbCdEf"), "x"));
   ASSERT_EQ(0, ::chmod(sub.c_str(), 0));
+  // Listable but not searchable: its names are read, none can be stat'ed.
+  const std::string listable = env::JoinPath(root, "data/listable");
+  const std::string hidden = env::JoinPath(listable, "b.kudutmp.AbCdEf");
+  ASSERT_OK(env::CreateDirs(listable));
+  ASSERT_OK(test::WriteStringToFile(hidden, "x"));
+  ASSERT_EQ(0, ::chmod(listable.c_str(), 0444));
   if (!CanRunUnprivileged()) {
     ::chmod(sub.c_str(), 0755);
+    ::chmod(listable.c_str(), 0755);
     GTEST_SKIP() << "running as root without setpriv";
   }
   for (const char* mode : {"", "--repair"}) {
@@ -370,8 +378,10 @@ TEST_F(ToolCheckUnreadableTest, AnUnreadableSubdirectoryIsSaidNotSkipped) {
     RunResult r = RunUnprivileged(args);
     EXPECT_EQ(0, r.exit_status) << Describe(r);
     EXPECT_NE(std::string::npos, r.err.find("Unable to access " + sub)) << r.err;
+    EXPECT_NE(std::string::npos, r.err.find("Unable to access " + hidden)) << r.err;
   }
   ASSERT_EQ(0, ::chmod(sub.c_str(), 0755));
+  ASSERT_EQ(0, ::chmod(listable.c_str(), 0755));
 }
 
 }  // namespace

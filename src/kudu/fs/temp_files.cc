@@ -83,7 +83,16 @@ void Walk(const std::string& dir, const DirEntries& entries, dev_t dev, bool top
     if (entries.types[i] == DT_REG && !tmp) continue;
     const std::string path = env::JoinPath(dir, name);
     struct stat st;
-    if (::lstat(path.c_str(), &st) != 0) continue;  // vanished since the listing
+    if (::lstat(path.c_str(), &st) != 0) {
+      // Vanished since the listing; otherwise, as Kudu's walk (FTS_NS), said.
+      const int err = errno;
+      if (err != ENOENT) {
+        LOG(WARNING) << "Unable to access " << path << " during the walk for temporary files ("
+                     << Status::FromErrno(path, err).ToString()
+                     << "): if it is a temporary file, it is neither listed nor deleted";
+      }
+      continue;
+    }
     if (S_ISREG(st.st_mode)) {
       if (!tmp) continue;
       out->found.push_back(path);
