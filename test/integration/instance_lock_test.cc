@@ -424,6 +424,10 @@ TEST_F(InstanceLockTest, AFailedDeletionStopsEveryRepair) {
   EXPECT_EQ("temporary_files", j["entries"]["repair_errors"][0]["step"]);
   EXPECT_EQ(leftover, j["entries"]["repair_errors"][0]["path"]);
   EXPECT_EQ(0u, j["repairs"]["leftover_tmp_files_deleted"].get<uint64_t>());
+  // The file is named once: the step's error already names it.
+  const std::string status = r.repairs.status.message();
+  EXPECT_EQ(status.find(leftover), status.rfind(leftover)) << status;
+  EXPECT_TRUE(test::Contains(status, "repair step temporary_files failed")) << status;
 }
 
 // The rewrite of a low-live container goes through Kudu's temporary name.

@@ -378,6 +378,21 @@ TEST_F(PbContainerTest, AnAcceptedSupplementalHeaderIsRememberedOnlyForItsBytesA
   ASSERT_OK(ReadHeadersOf(good, kPbType));
 }
 
+// A damaged supplemental header is named once, with its offset and why:
+// not "<file>: supplemental header ...: <file>: record at offset ...".
+TEST_F(PbContainerTest, ADamagedSupplementalHeaderNamesTheFileOnce) {
+  MemSource src;
+  src.data = FileHeader(2) + FrameRecord(2, SupHeaderBody());
+  src.data.back() ^= 0x01;  // the body's checksum no longer matches
+  PbContainerRecordReader<MemSource> reader(&src);
+  const Status s = reader.ReadHeaders(kPbType);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_EQ("mem.metadata: supplemental header at offset 16 is damaged or missing: body checksum "
+            "mismatch (length 810)",
+            s.message())
+      << s.ToString();
+}
+
 TEST_F(PbContainerTest, ReaderOverAnInMemorySource) {
   // The reader is a template: an in-memory source gets the same decisions.
   MemSource src;

@@ -59,7 +59,10 @@ class Repairer {
   // One failed step: recorded, and nothing runs after it.
   Status Fail(const std::string& path, const char* step, const Status& s) {
     sum_->errors.push_back(RepairError{path, step, s});
-    sum_->status = s.CloneAndPrepend(std::string("repair step ") + step + " failed on " + path);
+    // Most errors name their file already: then it is not said twice.
+    const bool named = s.message().compare(0, path.size() + 2, path + ": ") == 0;
+    sum_->status = s.CloneAndPrepend(std::string("repair step ") + step + " failed" +
+                                     (named ? "" : " on " + path));
     // What the dirs hold now is what was done before the failure.
     LOG(ERROR) << sum_->status.ToString() << "; nothing after it ran. Done before it: "
                << sum_->leftover_tmp_files_deleted << " temporary files deleted, "

@@ -199,9 +199,16 @@ Status PbContainerRecordReader<Source>::ReadHeaders(const std::string& expected_
   Status s = ReadNextRecord(&body);
   if (!s.ok()) {
     if (s.IsIOError()) return s;
+    // The record reader's message names the file (and the offset) this one
+    // names.
+    std::string why = s.message();
+    for (const std::string& named :
+         {name + ": ", "record at offset " + std::to_string(record_offset_) + ": "}) {
+      if (why.compare(0, named.size(), named) == 0) why.erase(0, named.size());
+    }
     return Status::Corruption(name + ": supplemental header at offset " +
                               std::to_string(record_offset_) + " is damaged or missing",
-                              s.message());
+                              why);
   }
   // Every container a server writes carries the same supplemental header,
   // and parsing it (a FileDescriptorSet) costs more than a small container's
