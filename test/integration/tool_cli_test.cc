@@ -151,6 +151,12 @@ TEST_F(ToolCliTest, BadFlagValuesNameTheFlagAndTheValue) {
                    {"--log_container_max_size", "'0'"});
   ExpectUsageError({"fs", "check", dirs, "--log_container_max_blocks=-2"},
                    {"--log_container_max_blocks", "'-2'"});
+  // A missing first data root stands in for the WAL root: the error names
+  // the flag the operator gave.
+  const std::string missing = tmp_.Join("missing-root");
+  ExpectUsageError({"fs", "check", "--fs_data_dirs=" + missing}, {"--fs_data_dirs", missing});
+  ExpectUsageError({"fs", "list", "--fs_data_dirs=" + missing, "--fs_wal_dir=" + missing},
+                   {"--fs_wal_dir", missing});
   // Kudu's flag is unsigned (log_block_manager.cc:104): a negative size is no value.
   ExpectUsageError({"fs", "check", dirs, "--log_container_metadata_max_size=-5"},
                    {"--log_container_metadata_max_size", "'-5'"});

@@ -170,8 +170,14 @@ std::vector<std::string> NonDataRoots(const FsRoots& roots) {
 }
 
 Status CheckOtherRootsExist(const FsRoots& roots) {
-  for (const auto& root : {std::make_pair("fs_wal_dir", roots.wal_dir),
-                           std::make_pair("fs_metadata_dir", roots.metadata_dir)}) {
+  // Named by the flag that gave them: without --fs_wal_dir the first data
+  // root stands in for the WAL root, and the metadata root is one of those.
+  const char* wal_flag = FLAGS_fs_wal_dir.empty() ? "fs_data_dirs" : "fs_wal_dir";
+  const char* metadata_flag = !FLAGS_fs_metadata_dir.empty()    ? "fs_metadata_dir"
+                              : roots.metadata_dir == roots.wal_dir ? wal_flag
+                                                                    : "fs_data_dirs";
+  for (const auto& root : {std::make_pair(wal_flag, roots.wal_dir),
+                           std::make_pair(metadata_flag, roots.metadata_dir)}) {
     struct stat st;
     if (::stat(root.second.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
       return Status::InvalidArgument("--" + std::string(root.first) + ": " + root.second +
