@@ -398,6 +398,13 @@ TEST_F(ToolPbcTest, KeyFromAnInstanceFileAndPlainFilesWithAKey) {
                                "--tenant_id=" + std::string(32, '0')},
                               metadata);
   EXPECT_EQ(1, tenant_key.exit_status) << Describe(tenant_key);
+  // No such tenant: no key, and the error says where the key was to come from.
+  RunResult no_tenant = Dump({"--oneline", instance_flag, "--encryption_key_type=tenant_key",
+                              "--tenant_id=abc"},
+                             metadata);
+  EXPECT_EQ(1, no_tenant.exit_status) << Describe(no_tenant);
+  EXPECT_NE(std::string::npos, no_tenant.err.find("no tenant 'abc'")) << no_tenant.err;
+  EXPECT_EQ(std::string::npos, no_tenant.err.find("--server_key_hex")) << no_tenant.err;
   RunResult bad_type = Dump({"--oneline", instance_flag, "--encryption_key_type=other"}, metadata);
   EXPECT_EQ(2, bad_type.exit_status) << Describe(bad_type);
 

@@ -294,18 +294,24 @@ Status Dump(const std::string& path, const ServerKey* key, DumpMode mode, Stdout
 // (tools/tool_action_common.cc, SetEncryptionKey): the server key by
 // default, or a tenant's; an empty field, or no such tenant, is no key. The
 // open instead gives tenants priority (fs::ServerKeyFromInstance).
-Status KeyFromInstanceFile(const InstanceMetadataPB& instance, bool* have_key, ServerKey* key) {
+// `*no_key` says why when there is none, for the error an encrypted file
+// then gives.
+Status KeyFromInstanceFile(const InstanceMetadataPB& instance, bool* have_key, ServerKey* key,
+                           std::string* no_key) {
   *have_key = false;
+  *no_key = FLAGS_instance_file + " holds no server key";
   if (strcasecmp(FLAGS_encryption_key_type.c_str(), "server_key") == 0) {
     return fs::ServerKeyFromField(FLAGS_instance_file, "server_key", instance.server_key(),
                                   have_key, key);
   }
   for (const InstanceMetadataPB::TenantMetadataPB& t : instance.tenants()) {
     if (t.tenant_id() == FLAGS_tenant_id) {
+      *no_key = FLAGS_instance_file + " holds no key for tenant '" + FLAGS_tenant_id + "'";
       return fs::ServerKeyFromField(FLAGS_instance_file, "tenant_key", t.tenant_key(), have_key,
                                     key);
     }
   }
+  *no_key = FLAGS_instance_file + " has no tenant '" + FLAGS_tenant_id + "'";
   return Status::OK();
 }
 
@@ -320,13 +326,14 @@ int RunPbcDump(const std::vector<std::string>& args) {
   if (!s.ok()) return UsageError(s.message());
   ServerKey key;
   bool have_key = false;
+  std::string no_key;  // why --instance_file gave no key
   s = LoadServerKey(&key, &have_key);
   if (!s.ok()) return UsageError(s.message());
   if (!FLAGS_instance_file.empty()) {
     if (have_key) return UsageError("give the server key once: --instance_file or a key flag");
     InstanceMetadataPB instance;
     s = fs::ReadPBContainerFromPath(FLAGS_instance_file, &instance);
-    if (s.ok()) s = KeyFromInstanceFile(instance, &have_key, &key);
+    if (s.ok()) s = KeyFromInstanceFile(instance, &have_key, &key, &no_key);
     if (!s.ok()) return UsageError("--instance_file: " + s.ToString());
   }
   struct stat st;
@@ -338,7 +345,14 @@ int RunPbcDump(const std::vector<std::string>& args) {
   if (!s.ok()) {
     // The records before the problem go out first, then the one line.
     const int written = FinishOutput(&out, kExitInconsistent);
-    std::cerr << "kudu: error: " << s.ToString() << std::endl;
+    std::string error = s.ToString();
+    // The key was to come from the instance file, not a key flag.
+    const std::string no_key_flag = "no server key was given (--server_key_hex)";
+    const size_t at = error.find(no_key_flag);
+    if (!have_key && !no_key.empty() && at != std::string::npos) {
+      error.replace(at, no_key_flag.size(), "no server key: " + no_key);
+    }
+    std::cerr << "kudu: error: " << error << std::endl;
     return written;
   }
   return FinishOutput(&out, kExitOk);
