@@ -74,6 +74,8 @@ class ToolCheckUnreadableTest : public test::KuduToolTest {
     ASSERT_EQ(1u, corruption.size()) << corruption;
     EXPECT_EQ("io_error", corruption[0]["kind"]);
     EXPECT_EQ(file, corruption[0]["file"]);
+    // No byte of the file is at fault.
+    EXPECT_TRUE(corruption[0]["offset"].is_null()) << corruption[0];
     EXPECT_NE(std::string::npos, corruption[0]["message"].get<std::string>().find(why))
         << corruption[0]["message"];
     EXPECT_EQ(1u, j["corrupt_containers"].get<uint64_t>());

@@ -51,6 +51,9 @@ struct ContainerProblem {
   uint64_t offset = 0;  // raw byte offset in `file` (0 for whole-file problems)
   Status status;        // names the file and, for records, the offset
   uint64_t block_id = 0;  // kDuplicateId: the id
+  // No byte of `file` is at fault (a file that cannot be opened as a server
+  // opens it): the report's offset is null.
+  bool whole_file = false;
 };
 
 const char* ContainerProblemKindName(ContainerProblem::Kind kind);

@@ -95,6 +95,7 @@ bool OpenableForWriting(ContainerInfo* c) {
                                     ": a server opens every container file for reading and "
                                     "writing",
                                 "", err));
+  c->problems.back().whole_file = true;
   return false;
 }
 

@@ -151,7 +151,7 @@ bool BlockIdSpaceExhausted(const OpenResult& r) {
 
 // Problems without a byte to point at (a missing file) have a null offset.
 json ProblemOffset(const ContainerProblem& p) {
-  if (p.kind == ContainerProblem::Kind::kMissingData ||
+  if (p.whole_file || p.kind == ContainerProblem::Kind::kMissingData ||
       p.kind == ContainerProblem::Kind::kMissingMetadata ||
       p.kind == ContainerProblem::Kind::kNotRegularFile) {
     return nullptr;
