@@ -368,7 +368,8 @@ TEST_F(PbContainerTest, AnAcceptedSupplementalHeaderIsRememberedOnlyForItsBytesA
   other[at + std::strlen(kPbType) - 1] ^= 0x01;
   s = ReadHeadersOf(other, kPbType);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
-  EXPECT_TRUE(Contains(s.ToString(), "names record type")) << s.ToString();
+  EXPECT_TRUE(Contains(s.ToString(), "supplemental header at offset 16 names record type"))
+      << s.ToString();
   // Same length, not protobuf from the first byte (field 0 is invalid).
   std::string broken = good;
   broken[0] = '\0';

@@ -229,7 +229,8 @@ Status PbContainerRecordReader<Source>::ReadHeaders(const std::string& expected_
                               std::to_string(record_offset_) + " does not parse");
   }
   if (!expected_pb_type.empty() && sup.pb_type() != expected_pb_type) {
-    return Status::Corruption(name + ": supplemental header names record type '" +
+    return Status::Corruption(name + ": supplemental header at offset " +
+                              std::to_string(record_offset_) + " names record type '" +
                               sup.pb_type() + "', expected '" + expected_pb_type + "'");
   }
   if (sup_out != nullptr) *sup_out = std::move(sup);
