@@ -254,9 +254,17 @@ Status LogBlockContainerWriter::CommitRecords() {
   return WriteStaged();
 }
 
+Status LogBlockContainerWriter::ExtendSparseData() {
+  if (!params_.sparse_data || data_->size() >= data_end_) return Status::OK();
+  return data_->Truncate(data_end_);
+}
+
 Status LogBlockContainerWriter::WriteStaged() {
   if (staged_.empty()) return Status::OK();
   if (!is_open()) return Status::IllegalState(metadata_path_ + ": container is closed");
+  // Bytes first, record second, sparse data too: a record must never name
+  // bytes past the end of the data file, even when the process dies next.
+  RETURN_NOT_OK(ExtendSparseData());
   Status s = metadata_->AppendFramed(staged_);
   // A failed write may still have put part of the batch on disk; our notion
   // of the end follows the writer, which only advances on success, and the
@@ -268,6 +276,8 @@ Status LogBlockContainerWriter::WriteStaged() {
 
 Status LogBlockContainerWriter::SyncData() {
   if (!is_open()) return Status::IllegalState(data_path_ + ": container is closed");
+  // Sparse data's size is what the sync makes durable before the records.
+  RETURN_NOT_OK(ExtendSparseData());
   return data_->Sync();
 }
 
@@ -302,10 +312,8 @@ Status LogBlockContainerWriter::Close() {
   }
   if (data_) {
     // Sparse data: the file gets the size the block writes would have given it.
-    if (params_.sparse_data && data_->size() < data_end_) {
-      Status s = data_->Truncate(data_end_);
-      if (result.ok() && !s.ok()) result = s;
-    }
+    Status extended = ExtendSparseData();
+    if (result.ok() && !extended.ok()) result = extended;
     Status s = data_->Close();
     if (result.ok() && !s.ok()) result = s;
     data_.reset();

@@ -285,6 +285,9 @@ class LogBlockContainerWriter {
   std::unique_ptr<PbContainerWriter> metadata_;
   // Flushes staged_ whatever its size.
   Status WriteStaged();
+  // Sparse data: gives the data file the size its written blocks reach,
+  // which their records may then name.
+  Status ExtendSparseData();
 
   uint64_t next_offset_ = 0;
   uint64_t data_end_ = 0;
