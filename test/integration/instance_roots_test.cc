@@ -277,6 +277,10 @@ TEST_F(InstanceRootsTest, GenerateTakesOnlyTheKeyTheRootsHold) {
                 {"formatted without a server key"});
   ExpectOneLine(generate(random, {"--containers=2", key_flag}), 2,
                 {"not the key", fs::InstanceFilePath(random)});
+  // Nor does --encrypt on roots formatted plain point at a key flag.
+  RunResult encrypt = generate(plain, {"--containers=2", "--encrypt"});
+  ExpectOneLine(encrypt, 2, {"--encrypt", "plain files"});
+  EXPECT_FALSE(Contains(encrypt.err, "--server_key_hex")) << encrypt.err;
   for (const std::string& root : {plain, random}) {
     std::vector<std::string> names;
     ASSERT_OK(env::ListDir(root + "/data", &names));

@@ -392,8 +392,11 @@ int RunGenerate(const std::vector<std::string>& args) {
   encrypt = encrypt || prepared.server_key != nullptr;
   if (encrypt) {
     if (prepared.server_key == nullptr) {
-      return UsageError("--encrypt: the data dirs were formatted without a server key; give one "
-                        "with --server_key_hex");
+      // A server on them writes plain files, and a key given now would be
+      // one no instance file holds (CheckGivenKeyIsStored).
+      return UsageError("--encrypt: the data dirs were formatted without a server key, so a "
+                        "server on them writes plain files; generate into new roots to "
+                        "encrypt");
     }
     opts.writer.server_key = prepared.server_key;
     opts.writer.algorithm = alg;
