@@ -36,11 +36,14 @@ DEFINE_uint64(log_container_metadata_inmem_replay_threshold_bytes, 64ULL << 20,
               "replayed from a single in-memory buffer. 0 disables in-memory replay.");
 DEFINE_uint64(log_container_metadata_replay_memory_budget_bytes, 256ULL << 20,
               "Process-wide cap on the bytes held at once by metadata replay buffers, shared "
-              "by every replay thread of every data dir. The default holds four files at the "
-              "in-memory threshold, or dozens of typical 4-16 MiB files, which is more "
-              "concurrent replays than a server has cores; without the cap 8 threads x 16 "
-              "dirs x 64 MiB could hold 8 GiB. Must be at least the in-memory threshold for "
-              "files at the threshold to be replayed in memory.");
+              "by every replay thread of every data dir. An in-memory replay holds its whole "
+              "file, encryption header included, rounded up to 4 KiB. The default holds "
+              "three files at the in-memory threshold (four plain files a multiple of 4 KiB "
+              "long), or dozens of typical 4-16 MiB files, which is more concurrent replays "
+              "than a server has cores; without the cap 8 threads x 16 dirs x 64 MiB could "
+              "hold 8 GiB. Must be at least the in-memory threshold plus the 64-byte "
+              "encryption header, rounded up to 4 KiB, for every file at the threshold to "
+              "be replayed in memory.");
 DEFINE_uint64(log_container_metadata_replay_budget_wait_ms, 1000,
               "How long a replay waits for memory budget held by other replays before it "
               "replays with bounded memory instead. Waiting wins: an in-memory replay "
