@@ -67,8 +67,7 @@ constexpr uint64_t kMinDirectReadBytes = 256 * 1024;
 // allocator would keep them for its next use, and with several replay
 // threads each freeing a file and reading one of another size, those kept
 // pages added up to half again what the threads held at once
-// (docs/benchmarks.md, "Latest figures (15:30-16:40 UTC, machine otherwise
-// idle)", "Memory that follows live blocks"). The next large buffer is mapped afresh, present before the read
+// (docs/benchmarks.md, "Memory that follows live blocks"). The next large buffer is mapped afresh, present before the read
 // fills it, in huge pages where they are allowed.
 constexpr size_t kReleasedReadBufferBytes = 4 << 20;
 struct ReadBufferDelete {
