@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "kudu/fs/block_manager_open.h"
-#include "kudu/fs/block_workload.h"
 #include "kudu/fs/fs_report.h"
+#include "kudu/tools/block_workload.h"
 #include "util/fs_fixture_util.h"
 #include "util/reference_replay_util.h"
 #include "util/test_macros.h"
@@ -105,7 +105,7 @@ TEST_P(GeneratedOpenTest, OpensToTheGeneratedLiveSet) {
   ServerKey key = test::TestServerKey(16);
   const ServerKey* k = gc.encrypted ? &key : nullptr;
 
-  fs::BlockWorkloadOptions wo;
+  tools::BlockWorkloadOptions wo;
   wo.writer.data_dirs = roots;
   wo.writer.server_key = k;
   wo.writer.sync = false;
@@ -116,8 +116,8 @@ TEST_P(GeneratedOpenTest, OpensToTheGeneratedLiveSet) {
   wo.max_block_size = 2048;
   wo.max_group_size = 2;
   wo.seed = 7 + gc.dirs;
-  fs::BlockWorkloadResult gen;
-  ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+  tools::BlockWorkloadResult gen;
+  ASSERT_OK(tools::RunBlockWorkload(wo, &gen));
   ASSERT_EQ(gc.containers, static_cast<int>(gen.containers));
 
   // An independent replay of the same files for the fields the generator
@@ -125,16 +125,16 @@ TEST_P(GeneratedOpenTest, OpensToTheGeneratedLiveSet) {
   test::ReferenceReplay ref;
   ASSERT_OK(test::ReplayDataDirs(roots, k, &ref));
   test::LiveSet expected_live;
-  for (const fs::GeneratedBlock& b : gen.live) {
+  for (const tools::GeneratedBlock& b : gen.live) {
     expected_live[b.id.id()] = std::make_tuple(b.container_id, b.offset, b.length);
   }
   uint64_t live_bytes = 0, live_aligned = 0, max_id = 0;
-  for (const fs::GeneratedBlock& b : gen.live) {
+  for (const tools::GeneratedBlock& b : gen.live) {
     live_bytes += b.length;
     live_aligned += AlignUp(b.length);
   }
   std::map<std::string, uint64_t> live_per_container, total_per_container;
-  for (const fs::GeneratedBlock& b : gen.live) live_per_container[b.container_id]++;
+  for (const tools::GeneratedBlock& b : gen.live) live_per_container[b.container_id]++;
   for (const auto& kv : ref.records) {
     for (const BlockRecordPB& r : kv.second) {
       if (r.op_type() == CREATE) {

@@ -29,8 +29,8 @@
 #include <nlohmann/json.hpp>
 
 #include "kudu/fs/block_manager_open.h"
-#include "kudu/fs/block_workload.h"
 #include "kudu/fs/fs_report.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/util/env.h"
 #include "util/fs_fixture_util.h"
 #include "util/kudu_subprocess.h"
@@ -219,7 +219,7 @@ class RenamedContainerTest : public ::testing::Test {
   static constexpr int kBlocks = 30;
   void SetUp() override {
     root_ = tmp_.Join("d");
-    fs::BlockWorkloadOptions wo;
+    tools::BlockWorkloadOptions wo;
     wo.writer.data_dirs = {root_};
     wo.writer.sync = false;
     wo.writer.fs_block_size = 4096;
@@ -228,8 +228,8 @@ class RenamedContainerTest : public ::testing::Test {
     wo.deleted_block_percentage = 40;
     wo.max_block_size = 2048;
     wo.seed = 5;
-    fs::BlockWorkloadResult gen;
-    ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+    tools::BlockWorkloadResult gen;
+    ASSERT_OK(tools::RunBlockWorkload(wo, &gen));
     ASSERT_EQ(1u, gen.container_ids.size());
     for (const char* suffix : {".data", ".metadata"}) {
       ASSERT_OK(env::RenameFile(root_ + "/data/" + gen.container_ids[0] + suffix,

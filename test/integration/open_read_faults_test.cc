@@ -44,8 +44,8 @@
 #include <vector>
 
 #include "kudu/fs/block_manager_open.h"
-#include "kudu/fs/block_workload.h"
 #include "kudu/fs/container_writer.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/util/env.h"
 #include "kudu/util/io_fault_injector.h"
 #include "util/fs_fixture_util.h"
@@ -72,7 +72,7 @@ class OpenReadFaultsTest : public ::testing::TestWithParam<bool> {
     encrypted_ = GetParam();
     key_ = test::TestServerKey(16);
     roots_ = {tmp_.Join("dir0"), tmp_.Join("dir1")};
-    fs::BlockWorkloadOptions wo;
+    tools::BlockWorkloadOptions wo;
     wo.writer.data_dirs = roots_;
     wo.writer.server_key = key();
     wo.writer.sync = false;
@@ -83,8 +83,8 @@ class OpenReadFaultsTest : public ::testing::TestWithParam<bool> {
     wo.max_block_size = 1024;
     wo.max_group_size = 2;
     wo.seed = 3;
-    fs::BlockWorkloadResult gen;
-    ASSERT_TRUE(fs::RunBlockWorkload(wo, &gen).ok());
+    tools::BlockWorkloadResult gen;
+    ASSERT_TRUE(tools::RunBlockWorkload(wo, &gen).ok());
     ASSERT_GE(gen.containers, 4u);
     // A torn append in one container (a non-fatal partial record, which the
     // accelerated strategies decide without a second pass), and an

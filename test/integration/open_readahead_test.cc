@@ -47,10 +47,10 @@
 #include <vector>
 
 #include "kudu/fs/block_manager_open.h"
-#include "kudu/fs/block_workload.h"
 #include "kudu/fs/container_listing.h"
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/metadata_readahead.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/util/env.h"
 #include "kudu/util/io_fault_injector.h"
 #include "util/fs_fixture_util.h"
@@ -94,7 +94,7 @@ std::vector<std::string> MetadataFilesIn(const std::string& root) {
 void MakeState(const test::TempDir& tmp, const ServerKey* key, int containers, bool corrupt,
                std::vector<std::string>* roots) {
   *roots = {tmp.Join("dir0"), tmp.Join("dir1")};
-  fs::BlockWorkloadOptions wo;
+  tools::BlockWorkloadOptions wo;
   wo.writer.data_dirs = *roots;
   wo.writer.server_key = key;
   wo.writer.sync = false;
@@ -105,8 +105,8 @@ void MakeState(const test::TempDir& tmp, const ServerKey* key, int containers, b
   wo.max_block_size = 512;
   wo.max_group_size = 3;
   wo.seed = 11;
-  fs::BlockWorkloadResult gen;
-  RA_ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+  tools::BlockWorkloadResult gen;
+  RA_ASSERT_OK(tools::RunBlockWorkload(wo, &gen));
   const std::vector<std::string> m0 = MetadataFilesIn((*roots)[0]);
   const std::vector<std::string> m1 = MetadataFilesIn((*roots)[1]);
   ASSERT_GE(m0.size(), 3u);

@@ -36,8 +36,8 @@
 #include <vector>
 
 #include "kudu/fs/block_manager_open.h"
-#include "kudu/fs/block_workload.h"
 #include "kudu/fs/fs_report.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
 #include "kudu/util/io_fault_injector.h"
@@ -248,7 +248,7 @@ TEST_P(RepairStepsTest, ExtraSpaceIsTruncatedAndDeadBlocksRepunched) {
 // "repaired" at every run and the space allocated.
 TEST_P(RepairStepsTest, SpaceAllocatedPastTheEndOfAFullDataFileIsFreed) {
   const std::string root = tmp_.Join("d");
-  Generate({root}, [](fs::BlockWorkloadOptions* wo) {
+  Generate({root}, [](tools::BlockWorkloadOptions* wo) {
     wo->writer.max_container_blocks = 4;  // full, and cut to the next block offset
     wo->containers = 1;
     wo->blocks_per_container = 4;

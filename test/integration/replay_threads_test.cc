@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "kudu/fs/block_manager_open.h"
-#include "kudu/fs/block_workload.h"
 #include "kudu/fs/container_writer.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/tools/page_cache.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
@@ -95,7 +95,7 @@ class ReplayThreadsTest : public ::testing::Test {
   // the cache probes of a warm open.
   void SetUp() override {
     roots_ = {tmp_.Join("dir0")};
-    BlockWorkloadOptions wo;
+    tools::BlockWorkloadOptions wo;
     wo.writer.data_dirs = roots_;
     wo.writer.sync = true;
     wo.writer.fs_block_size = 4096;
@@ -104,8 +104,8 @@ class ReplayThreadsTest : public ::testing::Test {
     wo.deleted_block_percentage = 25;
     wo.max_block_size = 256;
     wo.seed = 5;
-    BlockWorkloadResult gen;
-    Status s = RunBlockWorkload(wo, &gen);
+    tools::BlockWorkloadResult gen;
+    Status s = tools::RunBlockWorkload(wo, &gen);
     ASSERT_TRUE(s.ok()) << s.ToString();
     OpenResult ref;
     OpenBlockManager(Options(StrategyChoice::kStreaming, 1), &ref);

@@ -29,7 +29,7 @@
 #include "kudu/fs/block_id.h"
 #include "kudu/fs/block_manager_open.h"
 #include "kudu/fs/fs_report.h"
-#include "kudu/fs/block_workload.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/util/env.h"
 #include "util/fs_fixture_util.h"
 #include "util/lbm_corruptor.h"
@@ -49,7 +49,7 @@ class LbmCorruptorTest : public ::testing::TestWithParam<bool> {
   void SetUp() override {
     key_ = TestServerKey();
     for (int i = 0; i < 2; i++) roots_.push_back(tmp_.Join("root" + std::to_string(i)));
-    fs::BlockWorkloadOptions wo;
+    tools::BlockWorkloadOptions wo;
     wo.writer.data_dirs = roots_;
     wo.writer.server_key = encrypted() ? &key_ : nullptr;
     wo.writer.sync = false;
@@ -60,8 +60,8 @@ class LbmCorruptorTest : public ::testing::TestWithParam<bool> {
     wo.max_block_size = 2048;
     wo.max_group_size = 2;
     wo.seed = 11;
-    fs::BlockWorkloadResult gen;
-    ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+    tools::BlockWorkloadResult gen;
+    ASSERT_OK(tools::RunBlockWorkload(wo, &gen));
   }
 
   bool encrypted() const { return GetParam(); }

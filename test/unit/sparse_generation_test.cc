@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "kudu/fs/block_workload.h"
 #include "kudu/fs/container_writer.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/util/env.h"
 #include "util/reference_replay_util.h"
 #include "util/test_macros.h"
@@ -47,9 +47,9 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
 class SparseGenerationTest : public ::testing::TestWithParam<bool> {
  protected:
   // Runs the same seeded workload into `root`, sparse or not.
-  void Generate(const std::string& root, bool sparse, BlockWorkloadResult* result,
-                std::function<void(const GeneratedBlock&)> on_live_block = nullptr) {
-    BlockWorkloadOptions o;
+  void Generate(const std::string& root, bool sparse, tools::BlockWorkloadResult* result,
+                std::function<void(const tools::GeneratedBlock&)> on_live_block = nullptr) {
+    tools::BlockWorkloadOptions o;
     o.on_live_block = std::move(on_live_block);
     o.writer.data_dirs = {root};
     o.writer.fs_block_size = 4096;
@@ -62,7 +62,7 @@ class SparseGenerationTest : public ::testing::TestWithParam<bool> {
     o.container_blocks = {700, 50, 1300, 400, 900};
     o.deleted_blocks = 2900;
     o.seed = 1234;
-    ASSERT_OK(RunBlockWorkload(o, result));
+    ASSERT_OK(tools::RunBlockWorkload(o, result));
   }
 
   const ServerKey key_ = test::TestServerKey(16);
@@ -72,7 +72,7 @@ class SparseGenerationTest : public ::testing::TestWithParam<bool> {
 TEST_P(SparseGenerationTest, SameMetadataBytesSameDataSizesBlocksAreHoles) {
   const std::string plain_root = tmp_.Join("written");
   const std::string sparse_root = tmp_.Join("sparse");
-  BlockWorkloadResult written, sparse;
+  tools::BlockWorkloadResult written, sparse;
   ASSERT_NO_FATAL_FAILURE(Generate(plain_root, false, &written));
   ASSERT_NO_FATAL_FAILURE(Generate(sparse_root, true, &sparse));
   EXPECT_EQ(5u, written.containers);
@@ -81,7 +81,7 @@ TEST_P(SparseGenerationTest, SameMetadataBytesSameDataSizesBlocksAreHoles) {
   EXPECT_EQ(written.metadata_bytes, sparse.metadata_bytes);
   ASSERT_EQ(written.live.size(), sparse.live.size());
   for (size_t i = 0; i < written.live.size(); i++) {
-    EXPECT_EQ(FormatBlockLine(written.live[i]), FormatBlockLine(sparse.live[i]));
+    EXPECT_EQ(tools::FormatBlockLine(written.live[i]), tools::FormatBlockLine(sparse.live[i]));
   }
 
   std::vector<std::string> names, sparse_names;
@@ -122,16 +122,16 @@ TEST_P(SparseGenerationTest, SameMetadataBytesSameDataSizesBlocksAreHoles) {
 // Live blocks handed over one by one instead of listed: the same blocks (in
 // some order), and the same files.
 TEST_P(SparseGenerationTest, LiveBlocksHandedOverAreTheListedOnes) {
-  BlockWorkloadResult listed, handed;
+  tools::BlockWorkloadResult listed, handed;
   std::vector<std::string> lines;
   ASSERT_NO_FATAL_FAILURE(Generate(tmp_.Join("listed"), true, &listed));
   ASSERT_NO_FATAL_FAILURE(Generate(tmp_.Join("handed"), true, &handed,
-                                   [&lines](const GeneratedBlock& b) {
-                                     lines.push_back(FormatBlockLine(b));
+                                   [&lines](const tools::GeneratedBlock& b) {
+                                     lines.push_back(tools::FormatBlockLine(b));
                                    }));
   EXPECT_TRUE(handed.live.empty());
   std::vector<std::string> expected;
-  for (const GeneratedBlock& b : listed.live) expected.push_back(FormatBlockLine(b));
+  for (const tools::GeneratedBlock& b : listed.live) expected.push_back(tools::FormatBlockLine(b));
   std::sort(lines.begin(), lines.end());
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(3350u - 2900u, lines.size());

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "kudu/fs/block_manager_open.h"
-#include "kudu/fs/block_workload.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/tools/upstream2026_replay.h"
 #include "kudu/util/file.h"
 #include "util/fs_fixture_util.h"
@@ -163,7 +163,7 @@ TEST(Upstream2026OpenTest, GeneratedDirsGiveStreamingsLiveSetAndReport) {
     TempDir tmp;
     const ServerKey key = TestServerKey(16);
     const std::vector<std::string> roots = {tmp.Join("d0"), tmp.Join("d1")};
-    fs::BlockWorkloadOptions wo;
+    tools::BlockWorkloadOptions wo;
     wo.writer.data_dirs = roots;
     wo.writer.server_key = encrypted ? &key : nullptr;
     wo.writer.sync = false;
@@ -173,8 +173,8 @@ TEST(Upstream2026OpenTest, GeneratedDirsGiveStreamingsLiveSetAndReport) {
     wo.deleted_block_percentage = 30;
     wo.max_block_size = 512;
     wo.seed = 7;
-    fs::BlockWorkloadResult gen;
-    ASSERT_TRUE(fs::RunBlockWorkload(wo, &gen).ok());
+    tools::BlockWorkloadResult gen;
+    ASSERT_TRUE(tools::RunBlockWorkload(wo, &gen).ok());
 
     const ServerKey* k = encrypted ? &key : nullptr;
     fs::OpenResult ref;

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "kudu/fs/block_manager_open.h"
-#include "kudu/fs/block_workload.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
 #include "kudu/util/io_fault_injector.h"
@@ -87,8 +87,8 @@ class RepairFixture : public PlainAndEncryptedTest {
   // blocks punched, as a server leaves them.
   // `adjust`, when given, changes the workload before it runs.
   void Generate(const std::vector<std::string>& roots,
-                const std::function<void(fs::BlockWorkloadOptions*)>& adjust = nullptr) {
-    fs::BlockWorkloadOptions wo;
+                const std::function<void(tools::BlockWorkloadOptions*)>& adjust = nullptr) {
+    tools::BlockWorkloadOptions wo;
     wo.writer.data_dirs = roots;
     wo.writer.server_key = k_;
     wo.writer.sync = false;
@@ -100,8 +100,8 @@ class RepairFixture : public PlainAndEncryptedTest {
     wo.max_group_size = 2;
     wo.seed = 7;
     if (adjust) adjust(&wo);
-    fs::BlockWorkloadResult gen;
-    ASSERT_OK(fs::RunBlockWorkload(wo, &gen));
+    tools::BlockWorkloadResult gen;
+    ASSERT_OK(tools::RunBlockWorkload(wo, &gen));
   }
   test::LbmCorruptor::Options CorruptorOptions(const std::vector<std::string>& roots) const {
     test::LbmCorruptor::Options o;

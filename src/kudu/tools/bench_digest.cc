@@ -125,7 +125,7 @@ struct GeneratedDigester::Impl {
 GeneratedDigester::GeneratedDigester() : impl_(new Impl()) {}
 GeneratedDigester::~GeneratedDigester() = default;
 
-void GeneratedDigester::Add(const fs::GeneratedBlock& b) {
+void GeneratedDigester::Add(const tools::GeneratedBlock& b) {
   auto it = impl_->container_hash.find(b.container_id);
   if (it == impl_->container_hash.end()) {
     it = impl_->container_hash.emplace(b.container_id, HashString(b.container_id)).first;

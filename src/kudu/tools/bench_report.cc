@@ -205,7 +205,7 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
     w["threads_per_dir"] = t.threads_per_dir;
     w["replay_threads"] = t.replay_threads;
     if (t.target.generated) {
-      const fs::BlockWorkloadResult& g = t.target.generated_result;
+      const tools::BlockWorkloadResult& g = t.target.generated_result;
       w["generated"] = ojson{{"seconds", t.target.generate_seconds},
                              {"containers", g.containers},
                              {"blocks_created", g.blocks_created},

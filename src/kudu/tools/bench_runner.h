@@ -37,9 +37,9 @@
 #include <vector>
 
 #include "kudu/fs/block_manager_open.h"
-#include "kudu/fs/block_workload.h"
 #include "kudu/fs/metadata_readahead.h"
 #include "kudu/fs/replay_policy.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
 
@@ -116,7 +116,7 @@ class GeneratedDigester {
  public:
   GeneratedDigester();
   ~GeneratedDigester();
-  void Add(const fs::GeneratedBlock& b);
+  void Add(const tools::GeneratedBlock& b);
   LiveSetDigest Finish(uint64_t containers) const;
 
  private:
@@ -230,7 +230,7 @@ struct BenchTarget {
   // When generated: what the generator wrote, its live list dropped (the
   // digest below stands for it, and a state of 10^8 records would keep
   // gigabytes of it in every result).
-  fs::BlockWorkloadResult generated_result;
+  tools::BlockWorkloadResult generated_result;
   LiveSetDigest expected;  // the GeneratedDigester's, of the generator's live blocks
   double generate_seconds = 0;
 };

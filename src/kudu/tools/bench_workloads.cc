@@ -336,13 +336,13 @@ Status SelectWorkloads(const std::vector<BenchWorkload>& all, const std::string&
 Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
                         const std::string& parent, const ServerKey* key, uint64_t seed,
                         GeneratedState* out,
-                        std::function<void(const fs::GeneratedBlock&)> on_live_block) {
+                        std::function<void(const tools::GeneratedBlock&)> on_live_block) {
   *out = GeneratedState();
   const std::string root = env::JoinPath(env::JoinPath(parent, w.name), "d0");
   RETURN_NOT_OK(env::CreateDirs(fs::LogBlockContainerWriter::DataDir(root)));
   out->data_dirs = {root};
 
-  fs::BlockWorkloadOptions opts;
+  tools::BlockWorkloadOptions opts;
   opts.writer.data_dirs = out->data_dirs;
   opts.writer.sync = false;  // as `kudu fs generate` by default: same bytes, faster
   if (w.encrypted) {
@@ -367,7 +367,7 @@ Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
   opts.on_live_block = std::move(on_live_block);
 
   const auto start = std::chrono::steady_clock::now();
-  RETURN_NOT_OK_PREPEND(fs::RunBlockWorkload(opts, &out->result), "generating " + w.name);
+  RETURN_NOT_OK_PREPEND(tools::RunBlockWorkload(opts, &out->result), "generating " + w.name);
   const std::vector<std::string>& ids = out->result.container_ids;
   const size_t crashed = std::min<size_t>(ids.size(), static_cast<size_t>(w.crashed_containers));
   for (size_t i = 0; i < crashed; i++) {

@@ -54,7 +54,7 @@
 #include <string>
 #include <vector>
 
-#include "kudu/fs/block_workload.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
 
@@ -109,7 +109,7 @@ Status SelectWorkloads(const std::vector<BenchWorkload>& all, const std::string&
 
 struct GeneratedState {
   std::vector<std::string> data_dirs;
-  fs::BlockWorkloadResult result;
+  tools::BlockWorkloadResult result;
   double seconds = 0;
 };
 
@@ -120,7 +120,7 @@ struct GeneratedState {
 Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
                         const std::string& parent, const ServerKey* key, uint64_t seed,
                         GeneratedState* out,
-                        std::function<void(const fs::GeneratedBlock&)> on_live_block = nullptr);
+                        std::function<void(const tools::GeneratedBlock&)> on_live_block = nullptr);
 
 }  // namespace tools
 }  // namespace kudu

@@ -67,10 +67,11 @@
 #include <utility>
 #include <vector>
 
-#include "kudu/fs/block_workload.h"
+#include "kudu/fs/block_manager_open.h"
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/instance_files.h"
 #include "kudu/fs/prepare_data_dirs.h"
+#include "kudu/tools/block_workload.h"
 #include "kudu/tools/tool_action.h"
 #include "kudu/tools/tool_flags.h"
 #include "kudu/util/encryption.h"
@@ -264,12 +265,12 @@ Status CheckGivenKeyIsStored(const FsRoots& roots, const ServerKey& given) {
   return Status::OK();
 }
 
-Status WriteLines(const std::string& path, const std::vector<fs::GeneratedBlock>& live) {
+Status WriteLines(const std::string& path, const std::vector<tools::GeneratedBlock>& live) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return Status::IOError(path + ": cannot open for writing");
   std::string line;
-  for (const fs::GeneratedBlock& b : live) {
-    line = fs::FormatBlockLine(b);
+  for (const tools::GeneratedBlock& b : live) {
+    line = tools::FormatBlockLine(b);
     line.push_back('\n');
     out.write(line.data(), static_cast<std::streamsize>(line.size()));
   }
@@ -277,7 +278,7 @@ Status WriteLines(const std::string& path, const std::vector<fs::GeneratedBlock>
   return out ? Status::OK() : Status::IOError(path + ": write failed");
 }
 
-Status WriteLiveBlocks(const std::string& path, const std::vector<fs::GeneratedBlock>& live) {
+Status WriteLiveBlocks(const std::string& path, const std::vector<tools::GeneratedBlock>& live) {
   const std::string tmp = path + ".tmp";
   Status s = WriteLines(tmp, live);
   if (s.ok()) s = env::RenameFile(tmp, path);
@@ -377,7 +378,7 @@ int RunGenerate(const std::vector<std::string>& args) {
     if (!s.ok()) return UsageError(s.message());
   }
 
-  fs::BlockWorkloadOptions opts;
+  tools::BlockWorkloadOptions opts;
   opts.writer.data_dirs = dirs;
   opts.writer.sync = FLAGS_generate_fsync;
   // Blocks aligned to the block size the instance files record, which every
@@ -411,8 +412,8 @@ int RunGenerate(const std::vector<std::string>& args) {
   }
 
   const auto start = std::chrono::steady_clock::now();
-  fs::BlockWorkloadResult result;
-  s = fs::RunBlockWorkload(opts, &result);
+  tools::BlockWorkloadResult result;
+  s = tools::RunBlockWorkload(opts, &result);
   if (s.ok()) s = WriteLiveBlocks(env::JoinPath(dirs[0], kLiveBlocksFile), result.live);
   if (!s.ok()) {
     std::cerr << "kudu: error: generate failed: " << s.ToString() << std::endl;

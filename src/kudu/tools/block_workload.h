@@ -35,7 +35,10 @@
 #include "kudu/util/status.h"
 
 namespace kudu {
-namespace fs {
+namespace tools {
+
+using fs::BlockId;
+using fs::ContainerWriterOptions;
 
 struct GeneratedBlock {
   BlockId id;
@@ -101,5 +104,5 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
 // "<block id> <container id> <offset> <length>": one line of `kudu fs list`.
 std::string FormatBlockLine(const GeneratedBlock& b);
 
-}  // namespace fs
+}  // namespace tools
 }  // namespace kudu

@@ -15,7 +15,7 @@
 // specific language governing permissions and limitations
 // under the License.
 
-#include "kudu/fs/block_workload.h"
+#include "kudu/tools/block_workload.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,7 +24,11 @@
 #include "kudu/fs/seeded_random.h"
 
 namespace kudu {
-namespace fs {
+namespace tools {
+
+using fs::LogWritableBlockManager;
+using fs::SeededRandom;
+
 namespace {
 
 // Simulated wall clock: a fixed epoch advanced a little per record, so the
@@ -203,5 +207,5 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
   return Status::OK();
 }
 
-}  // namespace fs
+}  // namespace tools
 }  // namespace kudu
