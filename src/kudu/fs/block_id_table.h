@@ -243,7 +243,7 @@ class BlockIdTable {
     while (true) {
       const uint64_t k = keys_[p];
       if (k == id || k == kEmpty) return p;
-      p = p + 1 == capacity_ ? 0 : p + 1;  // wrapping at the end
+      p = p + 1 == capacity_ ? 0 : p + 1;
     }
   }
   void Grow();

@@ -43,6 +43,11 @@
 #include "kudu/util/flag_validators.h"
 #include "kudu/util/thread_pool.h"
 
+DEFINE_bool(encrypt_data_at_rest, false,
+            "Kudu's flag: the server's data is encrypted at rest. Set, an open that finds no "
+            "server key (neither --server_key_hex nor a key in an instance file) fails; unset, "
+            "a key found in an instance file is used all the same");
+
 DEFINE_int32(fs_max_thread_count_per_data_dir, 8,
              "Threads per data dir that replay container metadata when the block manager "
              "opens. Each data dir has its own pool, so one slow disk does not hold up the "
@@ -54,7 +59,10 @@ DEFINE_validator(fs_max_thread_count_per_data_dir, &kudu::flags::ValidateThreadC
 DEFINE_double(log_container_live_metadata_before_compact_ratio, 0.50,
               "A full log block container whose live/total block ratio is at or below this "
               "has its metadata rewritten by a repair with only its live CREATE records, so "
-              "the next startup replays fewer records.");
+              "the next startup replays fewer records. With "
+              "--log_container_metadata_runtime_compact, a container (full or not) whose "
+              "ratio is strictly below it is a candidate too, once its metadata file is large "
+              "enough.");
 DEFINE_validator(log_container_live_metadata_before_compact_ratio, &kudu::flags::ValidateRatio);
 
 namespace kudu {

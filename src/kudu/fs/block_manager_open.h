@@ -66,6 +66,7 @@
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
 
+DECLARE_bool(encrypt_data_at_rest);
 DECLARE_int32(fs_max_thread_count_per_data_dir);
 DECLARE_double(log_container_live_metadata_before_compact_ratio);
 

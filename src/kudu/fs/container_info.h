@@ -163,7 +163,6 @@ struct ContainerInfo {
   // A corrupt container (§4.1): counted only in corrupt_containers.
   bool fatal() const { return !problems.empty(); }
   // Fatal for the open (§4.4) without making the container corrupt.
-  bool has_malformed() const { return !malformed.empty(); }
   // Counted in the report's `containers` and totals: opened, not corrupt.
   bool counted() const { return !incomplete && !fatal(); }
 };

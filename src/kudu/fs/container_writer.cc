@@ -32,11 +32,12 @@
 
 // Kudu's names and defaults, defined next to the code that obeys them.
 DEFINE_uint64(log_container_max_size, 10ULL * 1024 * 1024 * 1024,
-              "Maximum size (soft) of a log block container: once its next write offset "
+              "Maximum size (soft, bytes) of a log block container: once its next write offset "
               "reaches this, no new block goes into it");
 DEFINE_validator(log_container_max_size, &kudu::flags::ValidatePositiveU64);
 DEFINE_int64(log_container_max_blocks, -1,
-             "Maximum number of blocks (soft) of a log block container; -1 means unlimited");
+             "Maximum number of blocks (soft) of a log block container; -1 or 0: no limit "
+             "(below -1 is refused)");
 DEFINE_validator(log_container_max_blocks, &kudu::flags::ValidateBlockLimit);
 DEFINE_bool(log_block_manager_delete_dead_container, true,
             "When a full log block container's last block is deleted, delete its data and "
@@ -63,9 +64,6 @@ ContainerWriterOptions::ContainerWriterOptions()
       max_container_blocks(FLAGS_log_container_max_blocks),
       max_metadata_size(MetadataMaxSizeFlag()),
       delete_dead_containers(FLAGS_log_block_manager_delete_dead_container) {}
-
-// ---------------------------------------------------------------------------
-// LogBlockContainerWriter
 
 std::string LogBlockContainerWriter::DataDir(const std::string& root) {
   return env::JoinPath(root, "data");

@@ -250,7 +250,6 @@ class LogBlockContainerWriter {
   static bool IsAlreadyExists(const Status& s);
   // Whether `s` is 32 lowercase hex characters.
   static bool IsValidId(const std::string& s);
-  // A fresh container id drawn from `rng`.
   static std::string NewId(SeededRandom* rng);
   static uint64_t AlignUp(uint64_t v, uint64_t alignment) {
     return alignment == 0 ? v : (v + alignment - 1) / alignment * alignment;

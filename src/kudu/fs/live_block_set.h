@@ -26,10 +26,10 @@
 // the live blocks into a hash map, which then serves the rest of the replay:
 // the result is the same either way, only the cost differs.
 //
-// Profiles of the open (docs/benchmarks.md) showed the container's hash map
-// insert as the largest single cost of a replay, almost all of it cache
-// misses; the server's block map is filled from this set once the replay
-// has ended, so each live block is now hashed once instead of twice.
+// A hash map insert per CREATE would be the largest single cost of a replay,
+// almost all of it cache misses (the profiles in docs/benchmarks.md); the
+// server's block map is filled from this set once the replay has ended, so
+// each live block is hashed once, into the server's map.
 #pragma once
 
 #include <cstddef>

@@ -60,7 +60,9 @@ class MetadataReplayStrategy {
 
 // Options the strategies need at construction (no flags are read inside).
 struct ReplayStrategyOptions {
-  // Window size of the Windowed strategy.
+  // Bytes of the Windowed strategy's buffer per replay thread: the flag
+  // raises smaller values to kMinWindowBufferBytes (replay_window.h); tests
+  // set windows of a few bytes here to make records straddle every edge.
   size_t window_bytes = 4 * 1024 * 1024;
   // How InMemory and Encrypted-InMemory read their file (whole_file_read.h).
   DirectReadMode direct_read = DirectReadMode::kCold;

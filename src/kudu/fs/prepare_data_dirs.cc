@@ -17,7 +17,6 @@
 
 #include "kudu/fs/prepare_data_dirs.h"
 
-#include <gflags/gflags.h>
 #include <glog/logging.h>
 
 #include <algorithm>
@@ -29,11 +28,6 @@
 #include "kudu/fs/key_probe.h"
 #include "kudu/util/env.h"
 #include "kudu/util/thread_pool.h"
-
-DEFINE_bool(encrypt_data_at_rest, false,
-            "Kudu's flag: the server's data is encrypted at rest. Set, an open that finds no "
-            "server key (neither --server_key_hex nor a key in an instance file) fails; unset, "
-            "a key found in an instance file is used all the same");
 
 namespace kudu {
 namespace fs {

@@ -44,7 +44,6 @@
 #include "kudu/util/encryption.h"
 #include "kudu/util/status.h"
 
-DECLARE_bool(encrypt_data_at_rest);
 
 namespace kudu {
 namespace fs {

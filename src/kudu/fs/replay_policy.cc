@@ -32,8 +32,9 @@ DEFINE_string(log_container_metadata_replay_strategy, "auto",
               "files) or 'windowed' (a fixed window per thread) force one. A forced strategy "
               "still respects the memory budget and falls back to streaming on any error.");
 DEFINE_uint64(log_container_metadata_inmem_replay_threshold_bytes, 64ULL << 20,
-              "Largest container metadata payload (bytes, excluding the encryption header) "
-              "replayed from a single in-memory buffer. 0 disables in-memory replay.");
+              "Under 'auto': the largest container metadata payload (bytes, excluding the "
+              "encryption header) replayed from a single in-memory buffer; 0 turns in-memory "
+              "replay off. A forced 'inmemory' ignores it (0 included).");
 DEFINE_uint64(log_container_metadata_replay_memory_budget_bytes, 256ULL << 20,
               "Process-wide cap on the bytes held at once by metadata replay buffers, shared "
               "by every replay thread of every data dir. An in-memory replay holds its whole "
@@ -57,7 +58,8 @@ DEFINE_string(log_container_metadata_replay_direct_io, "cold",
               "kernel's page-cache fill and copy (CPU on the startup's critical path) and "
               "leaves the cache to data that is read again; cached files are read normally. "
               "'never': always through the page cache. 'always': O_DIRECT whenever the "
-              "filesystem allows it (for tests and benchmarks). Filesystems that refuse "
+              "filesystem allows it, cached or not (keeps a restart's metadata out of the "
+              "page cache). Filesystems that refuse "
               "O_DIRECT (tmpfs) are read normally; the bytes, and so the replay, are the same "
               "either way.");
 DEFINE_uint64(log_container_metadata_replay_window_bytes, 4ULL << 20,

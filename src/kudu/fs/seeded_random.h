@@ -54,7 +54,6 @@ class SeededRandom {
   // Uniform in [0, 1).
   double NextDouble() { return static_cast<double>(Next64() >> 11) * (1.0 / 9007199254740992.0); }
 
-  // Fills `n` bytes at `buf`.
   void Fill(uint8_t* buf, size_t n) {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {

@@ -46,7 +46,7 @@ namespace fs {
 enum class DirectReadMode {
   kNever,   // always through the page cache
   kCold,    // past it when the file is large and not all cached (default)
-  kAlways,  // past it whenever the filesystem allows (tests, benchmarks)
+  kAlways,  // past it whenever the filesystem allows, cached or not
 };
 
 // Parses --log_container_metadata_replay_direct_io ("cold", "always", "never").

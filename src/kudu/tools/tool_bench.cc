@@ -65,8 +65,8 @@ DEFINE_int32(bench_min_short_runs, 15,
              "bench: a state whose fastest open takes under --bench_short_open_ms gets extra "
              "interleaved rounds of the strategies (and the floor) within 10x of that open, "
              "until each has this many runs: the medians of opens that short swing with the "
-             "machine's noise over a few repetitions. Warm and in process only; at most "
-             "--bench_repetitions: no extra rounds");
+             "machine's noise over a few repetitions. Warm and in process only. A value at or "
+             "below --bench_repetitions adds no rounds");
 DEFINE_double(bench_short_open_ms, 20,
               "bench: below this median wall time (ms), a state's fastest open makes it short "
               "(--bench_min_short_runs)");
@@ -360,7 +360,7 @@ int RunBench(const std::vector<std::string>& args) {
       // live blocks would outweigh the open being measured.
       GeneratedDigester digester;
       s = GenerateWorkload(w, sizing, report.data_root, &key, FLAGS_bench_seed, &g,
-                           [&digester](const fs::GeneratedBlock& b) { digester.Add(b); });
+                           [&digester](const tools::GeneratedBlock& b) { digester.Add(b); });
       if (!s.ok()) {
         TargetResult result;
         result.target = t;

@@ -99,7 +99,6 @@ inline uint32_t Crc32cFixed32(uint32_t v) {
   return internal::kCrc32cFixed32Impl(v);
 }
 
-// Both implementations, exposed so tests can check they agree.
 // Crc32c(a) moved past `n` more bytes: for any b of n bytes,
 // Crc32c(a || b) == Crc32cShift(Crc32c(a), n) ^ Crc32c(b) (zlib's
 // crc32_combine). So the CRC of any span of a stream comes from the
@@ -107,6 +106,7 @@ inline uint32_t Crc32cFixed32(uint32_t v) {
 // again. O(log n) carry-less multiplications.
 uint32_t Crc32cShift(uint32_t crc, uint64_t n);
 
+// Both implementations, exposed so tests can check they agree.
 uint32_t Crc32cSoftware(uint32_t crc, const void* data, size_t n);
 uint32_t Crc32cHardware(uint32_t crc, const void* data, size_t n);
 bool HardwareCrc32cAvailable();

@@ -107,7 +107,6 @@ Status ParseEncryptionHeader(const std::string& path, Slice header, const Server
 // True when `data` begins with the "kuduenc" magic.
 bool HasEncryptionMagic(Slice data);
 
-// A fresh random file key for `alg`.
 Status GenerateFileKey(CipherAlgorithm alg, std::string* key);
 
 }  // namespace kudu

@@ -81,10 +81,6 @@ const char* FileTypeName(mode_t mode) {
 
 }  // namespace
 
-Status GetRegularFileSize(const std::string& path, uint64_t* size) {
-  return GetRegularFileSizeAt(AT_FDCWD, path, path, size);
-}
-
 Status GetRegularFileSizeAt(int dir_fd, const std::string& name, const std::string& path,
                             uint64_t* size) {
   struct stat st;

@@ -42,16 +42,14 @@ Status ListDir(const std::string& dir, std::vector<std::string>* names);
 Status ForEachName(const std::string& dir, const std::function<bool(const std::string&)>& fn);
 // NotFound if `path` does not exist.
 Status GetFileSize(const std::string& path, uint64_t* size);
-// The size of `path` when it is a regular file, directly or through
-// symlinks. NotFound when nothing is there (not even a symlink); IllegalState
-// naming what it is when it is anything else: a directory, FIFO, socket or
-// device, a dangling symlink or a symlink loop. Opening such a file could
-// block for ever (a FIFO) or read without end (/dev/zero).
-Status GetRegularFileSize(const std::string& path, uint64_t* size);
-// The same for `name` inside the directory open as `dir_fd` (AT_FDCWD: the
-// working directory), errors naming `path`: a lookup of one name instead
-// of every component of a long path, for a caller that stats thousands of
-// files in one directory.
+// The size of `name` inside the directory open as `dir_fd` (AT_FDCWD: the
+// working directory) when it is a regular file, directly or through
+// symlinks; errors name `path`. NotFound when nothing is there (not even a
+// symlink); IllegalState naming what it is when it is anything else: a
+// directory, FIFO, socket or device, a dangling symlink or a symlink loop.
+// Opening such a file could block for ever (a FIFO) or read without end
+// (/dev/zero). One name is looked up instead of every component of a long
+// path, for a caller that stats thousands of files in one directory.
 Status GetRegularFileSizeAt(int dir_fd, const std::string& name, const std::string& path,
                             uint64_t* size);
 // What statx(2) says of a file beyond struct stat.
@@ -86,7 +84,6 @@ Status TruncateFile(const std::string& path, uint64_t size);
 // The block size of `path` as stat(2) gives it (st_blksize): what a dir
 // without block_manager_instance aligns its blocks to.
 Status GetBlockSize(const std::string& path, uint64_t* block_size);
-// Removes `path` and everything below it.
 Status DeleteRecursively(const std::string& path);
 // A new empty directory under $TMPDIR (or /tmp) named after `prefix`.
 Status MakeTempDir(const std::string& prefix, std::string* path);

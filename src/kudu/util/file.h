@@ -205,7 +205,6 @@ class WritableFile {
 
   // Writes `data` at raw offset `offset` (encrypting a copy when encrypted).
   Status Write(uint64_t offset, Slice data);
-  // Writes at the current end of the file.
   Status Append(Slice data) { return Write(size_, data); }
   Status Sync();
   Status Truncate(uint64_t size);

@@ -89,7 +89,6 @@ const char* IoRecordKindName(IoRecord::Kind kind);
 // the file layer pays one relaxed atomic load per mutating call.
 class IoRecorder {
  public:
-  // Starts a new, empty log.
   static void Start();
   // Stops recording and hands the log over.
   static std::vector<IoRecord> Stop();

@@ -71,7 +71,6 @@ inline void PutFixed32(std::string* dst, uint32_t v) {
   dst->append(reinterpret_cast<const char*>(b), 4);
 }
 
-// Appends a file header of `version` to `dst`.
 void AppendFileHeader(uint32_t version, std::string* dst);
 
 // Appends one framed record holding `body` to `dst`.
