@@ -110,8 +110,10 @@ struct BlockManagerOpenOptions {
   uint64_t progress_every = 200;
   // Repair what can be repaired after the open (see repair.h).
   bool repair = false;
-  // Makes each replay thread's strategies; empty: NewReplayStrategy. `kudu
-  // fs bench` sets it to measure other readers inside the same open.
+  // Makes each replay thread's strategies; empty: NewReplayStrategy. The
+  // framework's plug-in point: any MetadataReplayStrategy runs inside the
+  // same open, policy, budget and fallback (`kudu fs bench` measures
+  // upstream Kudu's reader this way).
   ContainerReplayer::StrategyFactory strategy_factory;
 };
 

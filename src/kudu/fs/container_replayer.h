@@ -61,7 +61,8 @@ class ContainerReplayer {
       std::function<std::unique_ptr<MetadataReplayStrategy>(ReplayStrategyKind)>;
 
   // `budget` may be null (no cap); `stats` may be null. `factory` makes the
-  // strategies (tests inject mocks); by default NewReplayStrategy.
+  // strategies the policy picks (by default NewReplayStrategy): another
+  // implementation plugs in here, and a mock proves the fallback rules.
   ContainerReplayer(const ReplayPolicyOptions& opts, ByteBudget* budget, ReplayStats* stats,
                     StrategyFactory factory = nullptr);
 
