@@ -180,6 +180,18 @@ TEST(ReplayPolicyTest, NoWaitAndTinyBudget) {
   EXPECT_EQ("S", Steps(ChooseReplayPlan(o, Input(5000, false))));
 }
 
+// A buffer the size of the whole budget can be granted (when nothing else
+// holds any): it is replayed in memory, not streamed for being "too large".
+TEST(ReplayPolicyTest, ABufferExactlyTheBudgetIsGranted) {
+  ReplayPolicyOptions o = Options(Auto, kThreshold);
+  o.memory_budget_bytes = 102400;
+  EXPECT_EQ("M:102400 M:102400~250 S", Steps(ChooseReplayPlan(o, Input(kThreshold, false))));
+  o.memory_budget_bytes = 8192;
+  EXPECT_EQ("E:8192 E:8192~250 S", Steps(ChooseReplayPlan(o, Input(4096, true))));
+  o.memory_budget_bytes = 8191;
+  EXPECT_EQ("S", Steps(ChooseReplayPlan(o, Input(4096, true))));
+}
+
 // Properties over a grid: every plan ends in a step that needs no budget,
 // only its last step needs none, no step asks for more than the budget, a
 // plan waits at most once, and never buffers more than the threshold
