@@ -216,6 +216,24 @@ TEST_P(PbContainerDamageTest, ZeroTailWithANonZeroByteLaterIsCorruption) {
   }
 }
 
+// A zero length whose checksum is not zero, then zeros: the length checksum
+// is wrong (damage), not a write whose size reached disk before its data.
+// Both prefix words must be zero for the zero-filled tail rule.
+TEST_P(PbContainerDamageTest, AZeroLengthWithANonZeroChecksumIsCorruption) {
+  if (version() != 2 || encrypted()) GTEST_SKIP() << "written as plain v2 bytes";
+  const std::string path = dir_.Join("z.metadata");
+  Layout layout;
+  const std::string full = WriteStandard(path, 4, &layout);
+  ASSERT_OK(test::WriteStringToFile(path, full + std::string("\0\0\0\0\xef\xbe\xad\xde", 8) +
+                                              std::string(64, '\0')));
+  ReadResult r = ReadContainer(path, key());
+  ASSERT_OK(r.headers);
+  EXPECT_EQ(4u, r.bodies.size());
+  EXPECT_TRUE(r.last.IsCorruption()) << r.last.ToString();
+  EXPECT_EQ(layout.end, r.last_offset);
+  ExpectErrorNames(r.last, path, OffsetStr(layout.end));
+}
+
 // ---------------------------------------------------------------------------
 // Flipped bytes in a middle record
 
