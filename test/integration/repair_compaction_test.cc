@@ -150,6 +150,15 @@ TEST_P(RepairCompactionTest, CompactionComparesTheLiveSetNotOnlyItsCounts) {
                           {MakeDelete(40), Create(15, 0)});
 }
 
+// The same with a change that keeps the live set and the highest id: a
+// block of a lower id created past the old end and deleted again. Only the
+// next block offset tells.
+TEST_P(RepairCompactionTest, CompactionComparesTheNextBlockOffset) {
+  ExpectCompactionRefused({Create(1, 0), Create(2, 1), Create(3, 2), Create(4, 3), Create(5, 4),
+                           MakeDelete(1), MakeDelete(2), MakeDelete(3)},
+                          {Create(2, 6), MakeDelete(2)});
+}
+
 INSTANTIATE_PLAIN_AND_ENCRYPTED(RepairCompactionTest);
 
 }  // namespace

@@ -37,6 +37,7 @@
 
 #include "kudu/fs/block_manager_open.h"
 #include "kudu/fs/fs_report.h"
+#include "kudu/fs/repair.h"
 #include "kudu/tools/block_workload.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
@@ -448,6 +449,39 @@ TEST_P(RepairStepsTest, PartialRecordWithAValidRecordAfterItIsNeverTruncated) {
     EXPECT_EQ(inj.file, r.repairs.errors[0].path);
     EXPECT_TRUE(test::Contains(r.repairs.status.ToString(), "not truncating it"));
   }
+}
+
+// A file whose partial record the open saw, and that a writer completed
+// since and left torn further on: the repair cuts it only where the partial
+// record still is, never at the offset the open saw.
+TEST_P(RepairStepsTest, APartialRecordThatMovedSinceTheOpenIsNeverTruncated) {
+  const std::string root = tmp_.Join("d");
+  const HandContainer c = WritePartial(root, 1, 1);
+  OpenResult r;
+  ASSERT_OK(fs::OpenBlockManager(Options({root}, false), &r));
+  ASSERT_EQ(1u, r.containers.size());
+  const uint64_t at = r.containers[0].partial_record_offset();
+  const HandContainer now = Write(root, 1, {Create(1, 0), Create(2, 1), Create(3, 2)});
+  ASSERT_OK(test::TruncateFileTo(now.metadata_path, now.end_offset - 3));
+  std::string bytes;
+  ASSERT_OK(test::ReadFileToString(c.metadata_path, &bytes));
+  ASSERT_GT(bytes.size(), at);
+
+  fs::RepairInput in;
+  in.server_key = k_;
+  in.containers = &r.containers;
+  in.block_map = r.block_map.get();
+  fs::RepairSummary sum;
+  EXPECT_FALSE(fs::RepairContainers(in, &sum).ok());
+  ASSERT_EQ(1u, sum.errors.size());
+  EXPECT_STREQ(fs::kPartialRecordsStep, sum.errors[0].step);
+  EXPECT_EQ(c.metadata_path, sum.errors[0].path);
+  EXPECT_TRUE(test::Contains(sum.status.ToString(), "no longer ends in a partial record"))
+      << sum.status.ToString();
+  std::string after;
+  ASSERT_OK(test::ReadFileToString(c.metadata_path, &after));
+  EXPECT_EQ(bytes.size(), after.size());
+  EXPECT_TRUE(bytes == after) << "the metadata file was changed";
 }
 
 // The peak resident memory (VmHWM) of this process, in bytes; 0 where

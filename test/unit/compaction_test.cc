@@ -99,6 +99,26 @@ TEST(CompactedBodiesTest, AnEncryptedContainersHeaderCountsAsLiveSpace) {
   EXPECT_EQ(0u, dropped);
 }
 
+TEST(CompactedBodiesTest, ADeadBlockEndingWhereTheLiveBlocksReachIsNotKept) {
+  // 1 ends at the next offset, but live 3 reaches as far: the offset
+  // survives without 1, whose id is below the live one's.
+  const ContainerRecords r =
+      Records({Block(3, 2 * kBlock, 100, true), Block(1, 2 * kBlock + 200, 100, false)},
+              3 * kBlock, 3);
+  uint64_t dropped = 0;
+  EXPECT_EQ((std::vector<std::string>{"c3"}), CompactedBodies(r, kBlock, false, &dropped));
+  EXPECT_EQ(1u, dropped);
+}
+
+TEST(CompactedBodiesTest, ADeadBlockOfTheHighestIdThatIsAlsoLiveIsNotKept) {
+  // 5 deleted and created again: the live 5 carries the highest id.
+  const ContainerRecords r =
+      Records({Block(5, 0, 100, false), Block(5, kBlock, 100, true)}, 2 * kBlock, 5);
+  uint64_t dropped = 0;
+  EXPECT_EQ((std::vector<std::string>{"c5"}), CompactedBodies(r, kBlock, false, &dropped));
+  EXPECT_EQ(1u, dropped);
+}
+
 TEST(PunchableRangesTest, DeadSpaceMinusLiveBytes) {
   // A live misaligned block in dead block 1's aligned tail, a misaligned
   // dead block (not rounded), a dead block sharing its start with a live one.

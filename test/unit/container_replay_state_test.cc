@@ -301,6 +301,32 @@ TEST(ContainerReplayStateTest, DeadBlocksACompactionKeeps) {
   }
 }
 
+// A live block reaching exactly the next offset keeps it: the dead block
+// ending there is not kept.
+TEST(ContainerReplayStateTest, ADeadBlockEndingWhereTheLiveBlocksReachIsNotKept) {
+  ContainerReplayState s(kDataSize, 0, 4096);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(3, 0, 100)), 16);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(1, 200, 100)), 56);  // same aligned end as 3
+  s.OnRecord(BlockRecordFromPB(MakeDelete(1)), 96);
+  EXPECT_EQ(4096u, s.next_write_offset());
+  EXPECT_TRUE(s.DeadBlocksCompactionKeeps().empty());
+}
+
+// Of the CREATEs of the highest id, the last one is kept, once.
+TEST(ContainerReplayStateTest, TheLastCreateOfTheHighestIdIsTheOneKept) {
+  ContainerReplayState s(kDataSize, 0, 4096);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(5, 0, 100)), 16);
+  s.OnRecord(BlockRecordFromPB(MakeDelete(5)), 56);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(5, 4096, 100)), 96);
+  s.OnRecord(BlockRecordFromPB(MakeDelete(5)), 136);
+  s.OnRecord(BlockRecordFromPB(MakeCreate(1, 100, 100)), 176);
+  const std::vector<KeptDeadBlock> kept = s.DeadBlocksCompactionKeeps();
+  ASSERT_EQ(1u, kept.size());
+  EXPECT_EQ(5u, kept[0].block_id);
+  EXPECT_EQ(96u, kept[0].record_offset);
+  EXPECT_EQ(4096, kept[0].offset);
+}
+
 }  // namespace
 }  // namespace fs
 }  // namespace kudu
