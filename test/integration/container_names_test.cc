@@ -153,6 +153,39 @@ TEST(ContainerNamesTest, NonstandardContainersReplayInReportOrder) {
   EXPECT_TRUE(Contains(text, "\nStatus: OK\n")) << text;
 }
 
+// A name with the ".kudutmp" infix is a temporary file even when it ends in
+// ".metadata" or ".data": not a container (no incomplete one, no data file
+// without its metadata), but a leftover temporary file.
+TEST(ContainerNamesTest, TmpInfixBeforeAContainerSuffixIsATemporaryFile) {
+  TempDir tmp;
+  const std::string root = tmp.Join("d");
+  std::vector<BlockRecordPB> good = {MakeCreate(1, 0, 100)};
+  HandContainer c;
+  ASSERT_OK(WriteHandContainer(root, ContainerIdFor(1), 4096, &good, nullptr, &c));
+  const std::string meta = root + "/data/" + ContainerIdFor(2) + ".kudutmp.metadata";
+  const std::string data = root + "/data/" + ContainerIdFor(3) + ".kudutmp.data";
+  ASSERT_OK(WriteStringToFile(meta, "x"));
+  ASSERT_OK(WriteDataFile(data, 100, nullptr));
+
+  OpenResult r;
+  fs::OpenBlockManager(OpenOptions({root}, nullptr), &r);
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  ASSERT_EQ(1u, r.containers.size());
+  EXPECT_EQ(ContainerIdFor(1), r.containers[0].id);
+  const json j = fs::FsReportJson(r);
+  EXPECT_TRUE(j["ok"].get<bool>()) << j["entries"];
+  EXPECT_EQ(1u, j["containers"].get<uint64_t>());
+  EXPECT_EQ(0u, j["incomplete_containers"].get<uint64_t>()) << j["entries"];
+  EXPECT_EQ(0u, j["corrupt_containers"].get<uint64_t>()) << j["entries"];
+  EXPECT_EQ(0u, j["nonstandard_container_names"].get<uint64_t>()) << j["entries"];
+  EXPECT_EQ(2u, j["leftover_tmp_files"].get<uint64_t>()) << j["entries"];
+  std::vector<std::string> leftovers = Strings(j["entries"]["leftover_tmp_files"]);
+  std::sort(leftovers.begin(), leftovers.end());
+  std::vector<std::string> expected = {meta, data};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(expected, leftovers);
+}
+
 // The repair's paths are built from the stem too: a partial record is
 // truncated, a compaction rewrites through "<stem>.metadata.kudutmp.*", and
 // a lone "<stem>.metadata.kudutmp.*" is kept as the only copy.

@@ -27,8 +27,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/fs_report.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/env.h"
+#include "kudu/util/pb_container_format.h"
+#include "util/fs_fixture_util.h"
 #include "util/kudu_subprocess.h"
 #include "util/test_macros.h"
 #include "util/test_util.h"
@@ -123,6 +127,55 @@ TEST_F(EncryptedDataHeaderTest, ShortOrDamagedDataFileHeaderIsACorruptContainer)
   }
   ASSERT_OK(WriteStringToFile(data, saved));
   EXPECT_EQ(clean["live_bytes"], Check(0)["live_bytes"]);
+}
+
+// The exact-size edges, in-process on hand-made containers: a data file of
+// exactly its 64-byte header (no block in it) is a container like any other.
+TEST(EncryptedDataHeaderSizeTest, DataFileOfExactlyItsHeaderIsNotCorrupt) {
+  TempDir tmp;
+  const std::string root = tmp.Join("d");
+  const ServerKey key = TestServerKey(16);
+  const std::vector<BlockRecordPB> none;
+  HandContainer c;
+  ASSERT_OK(WriteHandContainer(root, ContainerIdFor(1), kEncryptionHeaderSize, &none, &key, &c));
+  ASSERT_EQ(kEncryptionHeaderSize, FileSizeOrDie(c.data_path));
+  fs::OpenResult r;
+  fs::OpenBlockManager(OpenOptions({root}, &key), &r);
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  const json j = fs::FsReportJson(r);
+  EXPECT_TRUE(j["ok"].get<bool>()) << j["entries"];
+  EXPECT_EQ(1u, j["containers"].get<uint64_t>());
+  EXPECT_EQ(0u, j["corrupt_containers"].get<uint64_t>()) << j["entries"];
+  EXPECT_EQ(0u, j["entries"]["corruption"].size()) << j["entries"]["corruption"];
+}
+
+// A metadata file of exactly the minimum valid length plus the encryption
+// header is long enough for the data file's header to be checked: a damaged
+// one is reported.
+TEST(EncryptedDataHeaderSizeTest, DataHeaderIsCheckedBesideMetadataOfExactlyTheMinimumSize) {
+  TempDir tmp;
+  const std::string root = tmp.Join("d");
+  const ServerKey key = TestServerKey(16);
+  const std::vector<BlockRecordPB> records = {MakeCreate(1, kEncryptionHeaderSize, 100)};
+  HandContainer c;
+  ASSERT_OK(WriteHandContainer(root, ContainerIdFor(1), kEncryptionHeaderSize + 4096, &records,
+                               &key, &c));
+  const uint64_t minimum = pb_container::kMinimumValidLength + kEncryptionHeaderSize;
+  ASSERT_OK(TruncateFileTo(c.metadata_path, minimum));
+  ASSERT_EQ(minimum, FileSizeOrDie(c.metadata_path));
+  ASSERT_OK(FlipByte(c.data_path, 3, 0x01));
+  fs::OpenResult r;
+  fs::OpenBlockManager(OpenOptions({root}, &key), &r);
+  const json j = fs::FsReportJson(r);
+  bool reported = false;
+  for (const json& e : j["entries"]["corruption"]) {
+    if (e["file"] == c.data_path &&
+        Contains(e["message"].get<std::string>(),
+                 c.data_path + ": offset 0: no valid encryption header")) {
+      reported = true;
+    }
+  }
+  EXPECT_TRUE(reported) << j["entries"].dump();
 }
 
 }  // namespace

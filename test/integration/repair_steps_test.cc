@@ -35,6 +35,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "kudu/fs/block_manager_open.h"
 #include "kudu/fs/fs_report.h"
 #include "kudu/fs/repair.h"
@@ -76,6 +78,52 @@ TEST_P(RepairStepsTest, MalformedRecordHoldsBackOnlyItsDir) {
   // The report's "containers with fatal problems left alone": the
   // malformed one (its dir's other containers are held back, not counted).
   EXPECT_EQ(1u, r.repairs.containers_skipped);
+}
+
+// The report counts extra space as repaired only for the containers whose
+// extra space was repaired: a full container in a dir held back by a
+// malformed record adds its bytes to the total, none to the repaired.
+TEST_P(RepairStepsTest, ExtraSpaceOfAHeldBackDirIsNotCountedAsRepaired) {
+  const std::vector<std::string> roots = {tmp_.Join("d0"), tmp_.Join("d1")};
+  Write(roots[0], 1, {Create(1, 0), MakeDelete(999)});
+  const HandContainer held =
+      Write(roots[0], 2, {Create(10, 0), Create(11, 1, 4096), MakeDelete(10), Create(12, 2)});
+  WriteEveryBlock(held.data_path);
+  const HandContainer fixed =
+      Write(roots[1], 3, {Create(20, 0), Create(21, 1, 4096), MakeDelete(20), Create(22, 2)});
+  WriteEveryBlock(fixed.data_path);
+  fs::BlockManagerOpenOptions o = Options(roots, true, /*max_blocks=*/0);
+  o.classification.max_metadata_size = 50;  // every metadata file is past it
+
+  OpenResult r;
+  fs::OpenBlockManager(o, &r);
+  ASSERT_TRUE(r.repaired);
+  EXPECT_TRUE(r.repairs.errors.empty()) << r.repairs.status.ToString();
+  const ContainerInfo* h = Find(r, held.path);
+  const ContainerInfo* f = Find(r, fixed.path);
+  ASSERT_NE(nullptr, h);
+  ASSERT_NE(nullptr, f);
+  ASSERT_TRUE(h->extra_space);
+  ASSERT_GT(h->excess_bytes, 0u);
+  EXPECT_FALSE(h->repaired_extra_space);
+  ASSERT_TRUE(f->repaired_extra_space);
+  ASSERT_GT(f->excess_bytes, 0u);
+
+  const nlohmann::json j = fs::FsReportJson(r);
+  const uint64_t total = j["full_container_extra_space_bytes"].get<uint64_t>();
+  EXPECT_GE(total, h->excess_bytes + f->excess_bytes);
+  uint64_t repaired = 0;
+  for (const nlohmann::json& e : j["entries"]["full_container_extra_space"]) {
+    if (e["repaired"].get<bool>()) repaired += e["excess_bytes"].get<uint64_t>();
+  }
+  EXPECT_EQ(f->excess_bytes, repaired);
+  EXPECT_EQ(f->excess_bytes,
+            j["repaired"]["full_container_extra_space_bytes"].get<uint64_t>());
+  const std::string text = fs::FsReportText(r);
+  EXPECT_TRUE(test::Contains(text, "Total full LBM container extra space in bytes: " +
+                                       std::to_string(total) + " (" +
+                                       std::to_string(f->excess_bytes) + " repaired)\n"))
+      << text;
 }
 
 // A failed step is one repair error naming the file and the step; nothing

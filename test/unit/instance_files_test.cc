@@ -116,6 +116,33 @@ TEST_F(InstanceFilesTest, WriteReadRoundTripLeavesNoTemporaryFile) {
   EXPECT_TRUE(ReadPBContainerFromPath(path, &other).IsCorruption());
 }
 
+// An instance file is read whole up to 1 MiB: one of exactly that size
+// (its record followed by padding) is read; one byte more is refused by
+// its size.
+TEST_F(InstanceFilesTest, AFileOfExactlyTheMaximumSizeIsReadAndOneByteMoreIsNot) {
+  constexpr uint64_t kMax = 1 << 20;
+  const std::string path = tmp_.Join("x");
+  DirInstanceMetadataPB pb;
+  pb.mutable_dir_set()->set_uuid("u");
+  pb.set_dir_type("log");
+  pb.set_filesystem_block_size_bytes(4096);
+  ASSERT_OK(WritePBContainerToPath(path, pb));
+  std::string raw;
+  ASSERT_OK(test::ReadFileToString(path, &raw));
+  ASSERT_LT(raw.size(), kMax);
+  ASSERT_OK(test::WriteStringToFile(path, raw + std::string(kMax - raw.size(), '\0')));
+  ASSERT_EQ(kMax, test::FileSizeOrDie(path));
+  DirInstanceMetadataPB back;
+  ASSERT_OK(ReadPBContainerFromPath(path, &back));
+  EXPECT_EQ(4096u, back.filesystem_block_size_bytes());
+
+  ASSERT_OK(test::WriteStringToFile(path, raw + std::string(kMax + 1 - raw.size(), '\0')));
+  const Status s = ReadPBContainerFromPath(path, &back);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_TRUE(Contains(s.ToString(), "not a regular file of at most 1048576 bytes"))
+      << s.ToString();
+}
+
 TEST_F(InstanceFilesTest, FormatLaysOutWhatKuduFormatDoes) {
   const std::vector<std::string> roots = Roots(3);
   Format(roots);
