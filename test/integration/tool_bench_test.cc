@@ -166,7 +166,7 @@ TEST_F(ToolBenchTest, GeneratedWorkloadsJson) {
     if (w["group"] == "G5") {
       // Every file is above the (lowered) threshold: auto takes the
       // bounded-memory path, never the in-memory one.
-      EXPECT_LT(w["inmem_threshold_bytes"].get<long>(), w["metadata_bytes"].get<long>() /
+      EXPECT_LT(w["in_memory_threshold_bytes"].get<long>(), w["metadata_bytes"].get<long>() /
                                                             w["metadata_files"].get<long>());
       EXPECT_EQ(0, by["auto"]["containers_by_strategy"]["inmemory"].get<long>());
       EXPECT_EQ(0, by["auto"]["containers_by_strategy"]["encrypted_inmemory"].get<long>());

@@ -68,7 +68,7 @@ struct Row {
   const char* what;
   ContainerFacts facts;
   ClassificationRules rules;
-  ContainerClass cls;
+  ContainerClass container_class;
   IncompleteReason reason;
 };
 
@@ -141,9 +141,9 @@ TEST(ContainerClassificationTest, Table) {
   for (const Row& row : rows) {
     SCOPED_TRACE(row.what);
     const Classification got = ClassifyContainer(row.facts, row.rules);
-    EXPECT_EQ(ContainerClassName(row.cls), std::string(ContainerClassName(got.cls)));
+    EXPECT_EQ(ContainerClassName(row.container_class), std::string(ContainerClassName(got.container_class)));
     EXPECT_EQ(static_cast<int>(row.reason), static_cast<int>(got.incomplete_reason));
-    EXPECT_EQ(row.cls == C::kFull || row.cls == C::kDead || row.cls == C::kLowLive, got.full());
+    EXPECT_EQ(row.container_class == C::kFull || row.container_class == C::kDead || row.container_class == C::kLowLive, got.full());
     if (!row.facts.replayed) {
       EXPECT_EQ(static_cast<int>(row.reason),
                 static_cast<int>(IncompleteBySize(row.facts)));
@@ -252,7 +252,7 @@ TEST(ContainerClassificationTest, LimitsExtraSpaceAndCompaction) {
     EXPECT_EQ(row.extra_space, got.extra_space);
     EXPECT_EQ(row.excess_bytes, got.excess_bytes);
     EXPECT_STREQ(CompactionRuleName(row.compaction), CompactionRuleName(got.compaction));
-    EXPECT_EQ(row.compaction == K::kStartup, got.cls == ContainerClass::kLowLive);
+    EXPECT_EQ(row.compaction == K::kStartup, got.container_class == ContainerClass::kLowLive);
   }
 }
 

@@ -106,7 +106,7 @@ TEST(ReplayConcurrencyTest, SharedBudgetIsNeverOversubscribedAndNeverDeadlocks) 
   ReplayStats stats;
   ReplayPolicyOptions opts;
   opts.memory_budget_bytes = kBudget;
-  opts.inmem_threshold_bytes = 64 << 20;
+  opts.in_memory_threshold_bytes = 64 << 20;
   opts.budget_wait_ms = 5;
   std::atomic<uint64_t> in_flight{0}, measured_peak{0};
   std::atomic<size_t> next{0};

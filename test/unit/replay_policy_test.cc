@@ -39,7 +39,7 @@ ReplayPolicyOptions Options(StrategyChoice choice = StrategyChoice::kAuto,
                             uint64_t threshold = kThreshold, uint64_t window = 0) {
   ReplayPolicyOptions o;
   o.choice = choice;
-  o.inmem_threshold_bytes = threshold;
+  o.in_memory_threshold_bytes = threshold;
   o.memory_budget_bytes = kBudget;
   o.budget_wait_ms = 250;
   o.window_bytes = window;

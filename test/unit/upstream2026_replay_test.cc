@@ -182,7 +182,7 @@ TEST(Upstream2026OpenTest, GeneratedDirsGiveStreamingsLiveSetAndReport) {
         << ref.status.ToString();
     for (uint64_t threshold : {64ULL << 20, 2048ULL}) {
       fs::BlockManagerOpenOptions o = OpenOptions(roots, k, fs::StrategyChoice::kStreaming);
-      o.policy.inmem_threshold_bytes = threshold;
+      o.policy.in_memory_threshold_bytes = threshold;
       o.strategy_factory = Upstream2026StrategyFactory(o.policy);
       fs::OpenResult up;
       ASSERT_TRUE(fs::OpenBlockManager(o, &up).ok()) << up.status.ToString();

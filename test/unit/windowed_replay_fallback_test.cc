@@ -75,7 +75,7 @@ TEST(WindowedReplayLargeRecordTest, EndsNonCleanlyAndFallsBackToStreaming) {
     // Through the orchestrator: Windowed is chosen, falls back, and the
     // container state is Streaming's.
     fs::ReplayPolicyOptions popts;
-    popts.inmem_threshold_bytes = 1024;  // the file is above it
+    popts.in_memory_threshold_bytes = 1024;  // the file is above it
     popts.memory_budget_bytes = 1 * kMiB;
     popts.window_bytes = 64 * 1024;
     ByteBudget budget(popts.memory_budget_bytes);
@@ -115,7 +115,7 @@ TEST(WindowedReplayLargeRecordTest, PolicyRoutesLargeFilesToWindowed) {
   const std::string path = dir.Join("c.metadata");
   ASSERT_TRUE(WriteMetadataFile(path, MakeRecordSequence(20000)).ok());
   fs::ReplayPolicyOptions popts;
-  popts.inmem_threshold_bytes = 64 * 1024;
+  popts.in_memory_threshold_bytes = 64 * 1024;
   popts.memory_budget_bytes = 1 * kMiB;
   popts.window_bytes = 128 * 1024;
   ByteBudget budget(popts.memory_budget_bytes);

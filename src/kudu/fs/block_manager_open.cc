@@ -184,7 +184,7 @@ std::unique_ptr<DirReadahead> MakeReadahead(SharedOpenState* shared,
     if (WillReplay(c)) {
       e.path = c.metadata_path;
       e.bytes = ReadaheadBytesFor(c.metadata_size, c.encrypted ? kEncryptionHeaderSize : 0,
-                                  opts.policy.inmem_threshold_bytes, opts.policy.window_bytes);
+                                  opts.policy.in_memory_threshold_bytes, opts.policy.window_bytes);
       e.held = shared->metadata_files->slot(i);
     }
     queue.push_back(std::move(e));

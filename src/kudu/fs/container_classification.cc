@@ -116,8 +116,8 @@ bool RuntimeRuleTakes(const ContainerFacts& f, const ClassificationRules& r) {
 
 }  // namespace
 
-const char* ContainerClassName(ContainerClass cls) {
-  switch (cls) {
+const char* ContainerClassName(ContainerClass container_class) {
+  switch (container_class) {
     case ContainerClass::kIncomplete: return "incomplete";
     case ContainerClass::kActive: return "active";
     case ContainerClass::kFull: return "full";
@@ -201,7 +201,7 @@ Classification ClassifyContainer(const ContainerFacts& f, const ClassificationRu
     c.incomplete_reason = IncompleteReason::kMetadataOnlyNoLiveBlocks;
   }
   if (c.incomplete_reason != IncompleteReason::kNone) {
-    c.cls = ContainerClass::kIncomplete;
+    c.container_class = ContainerClass::kIncomplete;
     return c;
   }
   if (!f.replayed) return c;  // kActive until its counts are known
@@ -224,13 +224,13 @@ Classification ClassifyContainer(const ContainerFacts& f, const ClassificationRu
     }
   }
   if (!full) {
-    c.cls = ContainerClass::kActive;
+    c.container_class = ContainerClass::kActive;
   } else if (dead) {
-    c.cls = ContainerClass::kDead;
+    c.container_class = ContainerClass::kDead;
   } else if (c.compaction == CompactionRule::kStartup) {
-    c.cls = ContainerClass::kLowLive;
+    c.container_class = ContainerClass::kLowLive;
   } else {
-    c.cls = ContainerClass::kFull;
+    c.container_class = ContainerClass::kFull;
   }
   return c;
 }

@@ -59,7 +59,7 @@ enum class CompactionRule {
 // "startup" / "runtime" ("" for kNone), as the report names them.
 const char* CompactionRuleName(CompactionRule rule);
 
-const char* ContainerClassName(ContainerClass cls);
+const char* ContainerClassName(ContainerClass container_class);
 
 // Why a container is incomplete; kNone when it is not.
 enum class IncompleteReason {
@@ -114,7 +114,7 @@ struct ContainerFacts {
 };
 
 struct Classification {
-  ContainerClass cls = ContainerClass::kActive;
+  ContainerClass container_class = ContainerClass::kActive;
   IncompleteReason incomplete_reason = IncompleteReason::kNone;
   bool data_full = false;      // by next block offset or block count
   bool metadata_full = false;  // by metadata file size
@@ -122,8 +122,8 @@ struct Classification {
   uint64_t excess_bytes = 0;   // data_allocated_bytes - live_bytes_aligned, with extra_space
   CompactionRule compaction = CompactionRule::kNone;
   bool full() const {
-    return cls == ContainerClass::kFull || cls == ContainerClass::kDead ||
-           cls == ContainerClass::kLowLive;
+    return container_class == ContainerClass::kFull || container_class == ContainerClass::kDead ||
+           container_class == ContainerClass::kLowLive;
   }
 };
 

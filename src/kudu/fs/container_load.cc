@@ -208,10 +208,10 @@ void ReplayWithoutData(ContainerInfo* c, RandomAccessFile* file,
   facts.replayed = true;
   facts.replay_fatal = c->fatal();
   facts.live_blocks = ids.size();
-  const Classification cls = ClassifyContainer(facts, rules);
-  if (cls.cls == ContainerClass::kIncomplete) {
+  const Classification classification = ClassifyContainer(facts, rules);
+  if (classification.container_class == ContainerClass::kIncomplete) {
     c->incomplete = true;
-    c->incomplete_reason = IncompleteReasonText(cls.incomplete_reason);
+    c->incomplete_reason = IncompleteReasonText(classification.incomplete_reason);
     c->outcome = ReplayOutcome();  // its tail does not matter: repair deletes it
     return;
   }
@@ -251,34 +251,34 @@ bool ApplyClass(const ContainerReplayState& state, const ClassificationRules& ru
   facts.live_blocks = state.live_count();
   facts.live_bytes_aligned = state.live_bytes_aligned() + HeaderLiveBytesAligned(*c, state);
   facts.dead_blocks_kept = c->kept_dead_blocks.size();
-  Classification cls = ClassifyContainer(facts, rules);
+  Classification classification = ClassifyContainer(facts, rules);
   // The allocated size only matters to the extra-space rule, which only
   // full containers have: most containers of a server are not full, and
   // asking for it would be one more system call for each of them. Whether
   // a container is full does not depend on it.
-  if (cls.data_full || cls.metadata_full) {
+  if (classification.data_full || classification.metadata_full) {
     // Without it the extra-space rule sees none; the open goes on.
     if (env::GetFileAllocatedSize(c->data_path, &c->data_allocated_bytes).ok()) {
       facts.data_allocated_bytes = c->data_allocated_bytes;
-      cls = ClassifyContainer(facts, rules);
+      classification = ClassifyContainer(facts, rules);
     }
   }
-  if (cls.cls == ContainerClass::kIncomplete) {
+  if (classification.container_class == ContainerClass::kIncomplete) {
     c->incomplete = true;
-    c->incomplete_reason = IncompleteReasonText(cls.incomplete_reason);
+    c->incomplete_reason = IncompleteReasonText(classification.incomplete_reason);
     c->outcome = ReplayOutcome();  // its tail does not matter: repair deletes it
     c->malformed.clear();
     c->kept_dead_blocks.clear();
     return false;
   }
-  c->full = cls.full();
-  c->data_full = cls.data_full;
-  c->metadata_full = cls.metadata_full;
-  c->dead = cls.cls == ContainerClass::kDead;
-  c->extra_space = cls.extra_space;
-  c->excess_bytes = cls.excess_bytes;
-  c->low_live = cls.compaction != CompactionRule::kNone;
-  c->compaction_rule = CompactionRuleName(cls.compaction);
+  c->full = classification.full();
+  c->data_full = classification.data_full;
+  c->metadata_full = classification.metadata_full;
+  c->dead = classification.container_class == ContainerClass::kDead;
+  c->extra_space = classification.extra_space;
+  c->excess_bytes = classification.excess_bytes;
+  c->low_live = classification.compaction != CompactionRule::kNone;
+  c->compaction_rule = CompactionRuleName(classification.compaction);
   return true;
 }
 

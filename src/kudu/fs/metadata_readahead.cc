@@ -68,9 +68,9 @@ Status ReadaheadOptions::FromFlags(ReadaheadOptions* opts) {
 }
 
 uint64_t ReadaheadBytesFor(uint64_t file_size, uint64_t header_bytes,
-                           uint64_t inmem_threshold_bytes, uint64_t window_bytes) {
+                           uint64_t in_memory_threshold_bytes, uint64_t window_bytes) {
   ReplayPolicyOptions policy;
-  policy.inmem_threshold_bytes = inmem_threshold_bytes;
+  policy.in_memory_threshold_bytes = in_memory_threshold_bytes;
   policy.window_bytes = window_bytes;
   return ChooseReadaheadBytes(policy, file_size, header_bytes);
 }

@@ -82,7 +82,7 @@ struct ReadaheadOptions {
 // Windowed reads first; the kernel's sequential read-ahead follows its
 // later windows).
 uint64_t ReadaheadBytesFor(uint64_t file_size, uint64_t header_bytes,
-                           uint64_t inmem_threshold_bytes, uint64_t window_bytes);
+                           uint64_t in_memory_threshold_bytes, uint64_t window_bytes);
 
 class DirReadahead {
  public:

@@ -107,7 +107,7 @@ const char* StrategyChoiceName(StrategyChoice choice) {
 
 Status ReplayPolicyOptions::FromFlags(ReplayPolicyOptions* opts) {
   RETURN_NOT_OK(ParseStrategyChoice(FLAGS_log_container_metadata_replay_strategy, &opts->choice));
-  opts->inmem_threshold_bytes = FLAGS_log_container_metadata_inmem_replay_threshold_bytes;
+  opts->in_memory_threshold_bytes = FLAGS_log_container_metadata_inmem_replay_threshold_bytes;
   opts->memory_budget_bytes = FLAGS_log_container_metadata_replay_memory_budget_bytes;
   opts->budget_wait_ms = FLAGS_log_container_metadata_replay_budget_wait_ms;
   const uint64_t window = FLAGS_log_container_metadata_replay_window_bytes;
@@ -197,10 +197,10 @@ ReplayPlan ChooseReplayPlan(const ReplayPolicyOptions& opts, const ReplayPolicyI
       break;
   }
   if (in.payload_bytes == 0) return Only(ReplayStrategyKind::kStreaming, "empty payload");
-  if (opts.inmem_threshold_bytes == 0) {
+  if (opts.in_memory_threshold_bytes == 0) {
     return BoundedPath(opts, in, "in-memory replay disabled (threshold 0)");
   }
-  if (in.payload_bytes > opts.inmem_threshold_bytes) {
+  if (in.payload_bytes > opts.in_memory_threshold_bytes) {
     return BoundedPath(opts, in, "payload above the in-memory threshold");
   }
   return Buffered(opts, InMemoryKindFor(in.encrypted), WholeFileBufferBytes(in), true,
@@ -210,7 +210,7 @@ ReplayPlan ChooseReplayPlan(const ReplayPolicyOptions& opts, const ReplayPolicyI
 uint64_t ChooseReadaheadBytes(const ReplayPolicyOptions& opts, uint64_t file_size,
                               uint64_t header_bytes) {
   const uint64_t payload = file_size - std::min(file_size, header_bytes);
-  if (payload <= opts.inmem_threshold_bytes) return file_size;
+  if (payload <= opts.in_memory_threshold_bytes) return file_size;
   const uint64_t window = opts.window_bytes > 0 ? opts.window_bytes : kReadaheadBytesWithoutWindow;
   return std::min(file_size, header_bytes + window);
 }

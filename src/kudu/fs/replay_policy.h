@@ -43,7 +43,7 @@ struct ReplayPolicyOptions {
   StrategyChoice choice = StrategyChoice::kAuto;
   // Largest payload (bytes after the encryption header) replayed from one
   // buffer; 0 disables in-memory replay.
-  uint64_t inmem_threshold_bytes = 64ULL << 20;
+  uint64_t in_memory_threshold_bytes = 64ULL << 20;
   // Process-wide cap on bytes held by replay buffers at once.
   uint64_t memory_budget_bytes = 256ULL << 20;
   // How long a replay waits for budget that is momentarily all held before

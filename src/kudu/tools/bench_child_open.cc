@@ -101,7 +101,7 @@ std::vector<std::string> ChildArgs(const BenchTarget& target,
   args.push_back("--bench_open_child=" + v.strategy());
   args.push_back("--fs_max_thread_count_per_data_dir=" + std::to_string(threads_per_dir));
   args.push_back("--log_container_metadata_inmem_replay_threshold_bytes=" +
-                 std::to_string(policy.inmem_threshold_bytes));
+                 std::to_string(policy.in_memory_threshold_bytes));
   if (target.max_container_blocks != 0) {
     args.push_back("--log_container_max_blocks=" + std::to_string(target.max_container_blocks));
   }

@@ -176,7 +176,7 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
                       {"cache_mode", r.cache_mode},
                       {"cache_description", r.cache_description},
                       {"strategies", r.variants},
-                      {"inmem_threshold_bytes", r.policy.inmem_threshold_bytes},
+                      {"in_memory_threshold_bytes", r.policy.in_memory_threshold_bytes},
                       {"memory_budget_bytes", r.policy.memory_budget_bytes},
                       {"window_bytes", r.policy.window_bytes},
                       {"readahead", fs::ReadaheadModeName(r.readahead.mode)},
@@ -201,7 +201,7 @@ nlohmann::ordered_json BenchReportJson(const BenchReport& r) {
     w["metadata_files"] = t.files.size();
     w["metadata_bytes"] = t.metadata_bytes;
     w["records"] = t.records;
-    w["inmem_threshold_bytes"] = t.inmem_threshold_bytes;
+    w["in_memory_threshold_bytes"] = t.in_memory_threshold_bytes;
     w["threads_per_dir"] = t.threads_per_dir;
     w["replay_threads"] = t.replay_threads;
     if (t.target.generated) {
@@ -401,7 +401,7 @@ std::string BenchReportText(const BenchReport& r) {
     o << "   " << t.containers << " containers, " << t.digest.live_blocks << " live blocks, "
       << t.records << " records, " << Bytes(static_cast<double>(t.metadata_bytes))
       << " metadata, " << t.replay_threads << " replay threads, in-memory threshold "
-      << Bytes(static_cast<double>(t.inmem_threshold_bytes)) << "\n";
+      << Bytes(static_cast<double>(t.in_memory_threshold_bytes)) << "\n";
     o << "   live set " << t.digest.HashHex() << ": "
       << (t.identical ? std::string("identical in every open") +
                             (t.has_expected ? " and equal to the generator's" : "")

@@ -161,7 +161,7 @@ const VariantResult* TargetResult::FindLike(const std::string& strategy,
 fs::ReplayPolicyOptions PolicyOfTarget(const fs::ReplayPolicyOptions& policy,
                                        const BenchTarget& target) {
   fs::ReplayPolicyOptions p = policy;
-  if (target.inmem_threshold_bytes > 0) p.inmem_threshold_bytes = target.inmem_threshold_bytes;
+  if (target.in_memory_threshold_bytes > 0) p.in_memory_threshold_bytes = target.in_memory_threshold_bytes;
   return p;
 }
 
@@ -279,7 +279,7 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
   }
 
   const fs::ReplayPolicyOptions policy = PolicyOfTarget(opts.policy, target);
-  out->inmem_threshold_bytes = policy.inmem_threshold_bytes;
+  out->in_memory_threshold_bytes = policy.in_memory_threshold_bytes;
 
   if (target.generated) {
     out->has_expected = true;

@@ -223,7 +223,7 @@ struct BenchTarget {
   bool encrypted = false;
   std::vector<std::string> data_dirs;
   const ServerKey* server_key = nullptr;
-  uint64_t inmem_threshold_bytes = 0;  // 0: the policy's (flags)
+  uint64_t in_memory_threshold_bytes = 0;  // 0: the policy's (flags)
   int64_t max_container_blocks = 0;    // 0: the flag's
   bool generated = false;
   bool sparse_data = false;  // generated with data files as holes (S, the sweep)
@@ -258,7 +258,7 @@ struct TargetResult {
   uint64_t metadata_bytes = 0;
   uint64_t containers = 0;  // counted by the open
   uint64_t records = 0;     // valid records replayed (streaming's count)
-  uint64_t inmem_threshold_bytes = 0;
+  uint64_t in_memory_threshold_bytes = 0;
   int threads_per_dir = 0;
   int replay_threads = 0;  // sum over dirs of min(threads per dir, containers)
   LiveSetDigest digest;

@@ -342,7 +342,7 @@ std::vector<TargetCheck> EvaluateTargets(const BenchReport& r) {
       return true;
     };
     for (const TargetResult& t : r.results) {
-      if (!t.status.ok() || t.target.inmem_threshold_bytes != 0) continue;
+      if (!t.status.ok() || t.target.in_memory_threshold_bytes != 0) continue;
       const VariantResult* v = t.Find("inmemory");
       if (!v || !all_whole(*v)) continue;
       const double x = FiguresOf(t, *v).replay_syscalls_per_container;

@@ -158,7 +158,7 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
     w.blocks_per_container = bpc;
     w.deleted_percentage = deleted;
     w.max_container_blocks = max_blocks > 0 ? max_blocks : -1;
-    w.inmem_threshold_bytes = threshold;
+    w.in_memory_threshold_bytes = threshold;
     plain.push_back(std::move(w));
   };
   // G1: dataset size on one dir, a few containers, 10% of blocks deleted.

@@ -73,7 +73,7 @@ struct BenchWorkload {
   // given to the open so that "full" means the same thing.
   int64_t max_container_blocks = -1;
   // Non-zero: the in-memory threshold for this workload (G5); 0: the flag's.
-  uint64_t inmem_threshold_bytes = 0;
+  uint64_t in_memory_threshold_bytes = 0;
   // Left out of "all": selected by its group or name only.
   bool opt_in = false;
   // Non-empty: CREATEs of each container, in place of containers x

@@ -351,7 +351,7 @@ int RunBench(const std::vector<std::string>& args) {
       t.description = w.description;
       t.encrypted = w.encrypted;
       t.server_key = w.encrypted ? &key : nullptr;
-      t.inmem_threshold_bytes = w.inmem_threshold_bytes;
+      t.in_memory_threshold_bytes = w.in_memory_threshold_bytes;
       t.max_container_blocks = w.max_container_blocks;
       t.generated = true;
       t.sparse_data = w.sparse_data;

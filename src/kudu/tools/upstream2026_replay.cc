@@ -208,7 +208,7 @@ fs::ReplayOutcome Upstream2026Replay::Replay(RandomAccessFile* file, fs::BlockRe
 }
 
 fs::ContainerReplayer::StrategyFactory Upstream2026StrategyFactory(const fs::ReplayPolicyOptions& policy) {
-  const uint64_t threshold = policy.inmem_threshold_bytes;
+  const uint64_t threshold = policy.in_memory_threshold_bytes;
   fs::ReplayStrategyOptions options;
   options.window_bytes = policy.window_bytes ? policy.window_bytes : options.window_bytes;
   options.direct_read = policy.direct_read;

@@ -77,11 +77,11 @@ extern const char kUpstream2026Name[];
 
 class Upstream2026Replay : public fs::MetadataReplayStrategy {
  public:
-  // `inmem_threshold_bytes`: the largest payload replayed from memory
+  // `in_memory_threshold_bytes`: the largest payload replayed from memory
   // (upstream's --log_container_metadata_inmem_replay_threshold_bytes);
   // 0 streams every file.
-  explicit Upstream2026Replay(uint64_t inmem_threshold_bytes)
-      : threshold_(inmem_threshold_bytes) {}
+  explicit Upstream2026Replay(uint64_t in_memory_threshold_bytes)
+      : threshold_(in_memory_threshold_bytes) {}
   // Runs in the slot of the Streaming plan (see above); its name in the
   // report is kUpstream2026Name, not this kind's.
   fs::ReplayStrategyKind kind() const override { return fs::ReplayStrategyKind::kStreaming; }
@@ -94,7 +94,7 @@ class Upstream2026Replay : public fs::MetadataReplayStrategy {
 
 // Strategies for an open that replays every container with upstream2026:
 // with `policy.choice` = streaming, every plan is Streaming, which this
-// factory serves with Upstream2026Replay(policy.inmem_threshold_bytes).
+// factory serves with Upstream2026Replay(policy.in_memory_threshold_bytes).
 fs::ContainerReplayer::StrategyFactory Upstream2026StrategyFactory(const fs::ReplayPolicyOptions& policy);
 
 }  // namespace tools
