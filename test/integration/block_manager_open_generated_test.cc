@@ -179,9 +179,9 @@ TEST_P(GeneratedOpenTest, OpensToTheGeneratedLiveSet) {
     EXPECT_EQ(expected_live, test::LiveSetOf(r));
 
     // `kudu fs list` order: ascending ids, the generator's file exactly.
-    std::vector<uint64_t> ids = r.block_map->SortedIds();
-    ASSERT_EQ(gen.live.size(), ids.size());
-    for (size_t i = 0; i < ids.size(); i++) ASSERT_EQ(gen.live[i].id.id(), ids[i]);
+    const auto entries = r.block_map->SortedEntries();
+    ASSERT_EQ(gen.live.size(), entries.size());
+    for (size_t i = 0; i < entries.size(); i++) ASSERT_EQ(gen.live[i].id.id(), entries[i].first);
 
     json j = fs::FsReportJson(r);
     EXPECT_TRUE(j["ok"].get<bool>());

@@ -30,6 +30,7 @@
 #include "kudu/fs/streaming_replay.h"
 #include "kudu/util/byte_budget.h"
 #include "kudu/util/file.h"
+#include "util/live_block_entries.h"
 #include "util/test_util.h"
 
 namespace kudu {
@@ -79,7 +80,7 @@ class ContainerReplayerFallbackTest : public ::testing::TestWithParam<FailureCas
 };
 
 void ExpectSameState(const ContainerReplayState& a, const ContainerReplayState& b) {
-  EXPECT_EQ(a.live_blocks().SortedEntries(), b.live_blocks().SortedEntries());
+  EXPECT_EQ(test::SortedEntriesOf(a.live_blocks()), test::SortedEntriesOf(b.live_blocks()));
   EXPECT_EQ(a.live_bytes(), b.live_bytes());
   EXPECT_EQ(a.total_blocks(), b.total_blocks());
   EXPECT_EQ(a.max_block_id(), b.max_block_id());

@@ -26,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include "kudu/fs/seeded_random.h"
+#include "util/live_block_entries.h"
 
 namespace kudu {
 namespace fs {
@@ -42,7 +43,7 @@ void ExpectSame(const Model& model, const LiveBlockSet& set) {
   ASSERT_EQ(model.size(), set.size());
   EXPECT_EQ(model.empty(), set.empty());
   std::vector<std::pair<uint64_t, BlockLocation>> expected(model.begin(), model.end());
-  EXPECT_EQ(expected, set.SortedEntries());
+  EXPECT_EQ(expected, test::SortedEntriesOf(set));
   std::vector<uint64_t> visited;
   set.ForEach([&](uint64_t id, const BlockLocation& loc) {
     visited.push_back(id);

@@ -62,9 +62,7 @@ inline std::string DescribeBlockMap(const fs::OpenResult& r) {
   if (!r.block_map) return "map: none";
   std::ostringstream o;
   o << "map:";
-  for (uint64_t id : r.block_map->SortedIds()) {
-    fs::BlockMapEntry e;
-    r.block_map->Find(id, &e);
+  for (const auto& [id, e] : r.block_map->SortedEntries()) {
     o << " " << id << "@" << r.containers[e.container].path << ":" << e.offset << "+" << e.length;
   }
   return o.str();

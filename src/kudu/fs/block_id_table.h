@@ -130,12 +130,12 @@ class BlockIdTable {
   // inserts that fill them.
   void Reserve(size_t n, bool touch = false);
   size_t size() const { return size_ + (has_empty_key_ ? 1 : 0); }
-  // Slots allocated (statistics, tests).
+  // Slots allocated.
   size_t capacity() const { return capacity_; }
   // Ids it holds before it must grow.
   size_t max_size() const { return max_size_; }
   // Entries whose offset and length are kept beside the slots because they
-  // do not fit a slot (statistics, tests).
+  // do not fit a slot: what the side map holds.
   size_t unpacked_size() const { return unpacked_.size(); }
   // Bytes allocated for the slots and the side map (statistics).
   uint64_t bytes() const;

@@ -218,16 +218,6 @@ void BlockMap::ForEach(const std::function<void(uint64_t, const BlockMapEntry&)>
   }
 }
 
-std::vector<uint64_t> BlockMap::SortedIds() const {
-  std::vector<uint64_t> ids;
-  ids.reserve(size());
-  for (const Shard& s : shards_) {
-    s.map.ForEach([&ids](uint64_t id, const BlockMapEntry&) { ids.push_back(id); });
-  }
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
-
 std::vector<std::pair<uint64_t, BlockMapEntry>> BlockMap::SortedEntries() const {
   std::vector<std::pair<uint64_t, BlockMapEntry>> out;
   out.reserve(size());

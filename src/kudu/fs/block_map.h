@@ -124,11 +124,9 @@ class BlockMap {
 
   // Not thread-safe with concurrent inserts: for after the open.
   size_t size() const;
-  // Bytes of the shards' tables (statistics, tests).
+  // The memory the map holds: its shards' tables, whatever their load.
   uint64_t TableBytes() const;
   void ForEach(const std::function<void(uint64_t, const BlockMapEntry&)>& fn) const;
-  // Every id, ascending.
-  std::vector<uint64_t> SortedIds() const;
   // Every entry, by ascending id (what `kudu fs list` prints), without a
   // lookup per id.
   std::vector<std::pair<uint64_t, BlockMapEntry>> SortedEntries() const;

@@ -154,14 +154,6 @@ const BlockLocation* LiveBlockSet::Find(uint64_t id) const {
   return s == nullptr || s->loc.length == kTombstone ? nullptr : &s->loc;
 }
 
-std::vector<std::pair<uint64_t, BlockLocation>> LiveBlockSet::SortedEntries() const {
-  std::vector<std::pair<uint64_t, BlockLocation>> out;
-  out.reserve(live_);
-  ForEach([&out](uint64_t id, const BlockLocation& loc) { out.emplace_back(id, loc); });
-  if (hashed_) std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  return out;
-}
-
 LiveBlocks LiveBlockSet::TakeSorted() {
   LiveBlocks out;
   if (hashed_) {

@@ -101,8 +101,6 @@ class LiveBlockSet {
       if (s.loc.length != kTombstone) fn(s.id, s.loc);
     }
   }
-  // Every live block by ascending id (for tests and tools, not the hot path).
-  std::vector<std::pair<uint64_t, BlockLocation>> SortedEntries() const;
   // Hands over every live block by ascending id and leaves the set empty.
   // While the ids arrived in order this is the set's own vector, moved out
   // (its tombstones dropped in place): the open's merge reads it where it
@@ -111,8 +109,8 @@ class LiveBlockSet {
   // (or left by deleted blocks) would otherwise be held per container.
   LiveBlocks TakeSorted();
 
-  // Whether the set left the sorted vector for the hash map, and how many
-  // entries it holds, tombstones included (statistics, tests).
+  // What the set's memory is made of: the sorted vector or the hash map,
+  // and how many slots, tombstones included.
   bool hashed() const { return hashed_; }
   size_t slot_count() const { return hashed_ ? map_.size() : sorted_.size(); }
 

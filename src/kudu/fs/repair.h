@@ -127,7 +127,7 @@ struct RepairInput {
   ReplayStats* stats = nullptr;
 };
 
-// Stops at the first failing step (a crash stand-in for tests), returning
+// Stops at the first failing step, where a crash would have stopped it, returning
 // its error; `summary` counts what was done until then.
 Status RepairContainers(const RepairInput& input, RepairSummary* summary);
 

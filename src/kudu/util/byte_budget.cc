@@ -36,11 +36,9 @@ bool ByteBudget::AcquireFor(uint64_t n, std::chrono::milliseconds timeout) {
   if (n > total_) return false;
   std::unique_lock<std::mutex> l(mu_);
   if (TakeLocked(n)) return true;
-  waits_++;
   if (freed_.wait_for(l, timeout, [&] { return n <= total_ - held_; })) {
     return TakeLocked(n);
   }
-  timeouts_++;
   return false;
 }
 
@@ -57,24 +55,9 @@ uint64_t ByteBudget::held() const {
   return held_;
 }
 
-uint64_t ByteBudget::available() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return total_ - held_;
-}
-
 uint64_t ByteBudget::peak() const {
   std::lock_guard<std::mutex> l(mu_);
   return peak_;
-}
-
-uint64_t ByteBudget::waits() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return waits_;
-}
-
-uint64_t ByteBudget::timeouts() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return timeouts_;
 }
 
 }  // namespace kudu

@@ -44,12 +44,8 @@ class ByteBudget {
 
   uint64_t total() const { return total_; }
   uint64_t held() const;
-  uint64_t available() const;
   // The most bytes ever held at once.
   uint64_t peak() const;
-  // How many acquisitions had to wait, and how many waits timed out.
-  uint64_t waits() const;
-  uint64_t timeouts() const;
 
  private:
   bool TakeLocked(uint64_t n);
@@ -59,8 +55,6 @@ class ByteBudget {
   std::condition_variable freed_;
   uint64_t held_ = 0;
   uint64_t peak_ = 0;
-  uint64_t waits_ = 0;
-  uint64_t timeouts_ = 0;
 };
 
 // Holds a grant for its lifetime.
