@@ -19,7 +19,8 @@
 // Streaming, on real files: a Windowed read of exactly the buffer is served
 // from the buffer and one byte more is refused; Encrypted-InMemory indexes
 // exactly its limit of zero-ciphertext runs (1024, or one per KiB of a
-// larger payload) and refuses one more.
+// larger payload) and refuses one more. A file it refuses, or cannot read,
+// ends before its first record, at the first byte past the encryption header.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -31,6 +32,7 @@
 #include "kudu/fs/replay_window.h"
 #include "kudu/fs/windowed_replay.h"
 #include "kudu/util/file.h"
+#include "kudu/util/io_fault_injector.h"
 #include "kudu/util/zero_rule.h"
 #include "util/replay_test_util.h"
 #include "util/test_util.h"
@@ -217,6 +219,50 @@ TEST_F(ZeroRunLimitTest, ALargeFileIsAllowedOneRunPerKiBOfPayload) {
   ExpectReplayedAsStreaming(std::to_string(limit) + " runs");
   ASSERT_NO_FATAL_FAILURE(WriteWithRuns(b, from, limit + 1));
   ExpectRefused(limit, std::to_string(limit + 1) + " runs");
+}
+
+
+// ---------------------------------------------------------------------------
+// Encrypted-InMemory: where a refused or unreadable file's outcome points.
+
+// Where Encrypted-InMemory stops when it cannot use the file: its first
+// payload byte (the file header's offset, past the encryption header), with
+// no records, and the error naming the file.
+void ExpectStoppedBeforeTheFirstRecord(const fs::ReplayOutcome& out, uint64_t data_start,
+                                       const std::string& path) {
+  EXPECT_EQ(fs::ReplayOutcome::Kind::kIOError, out.kind) << out.ToString();
+  EXPECT_EQ(data_start, out.offset) << out.ToString();
+  EXPECT_EQ(0u, out.records);
+  EXPECT_TRUE(Contains(out.status.ToString(), path)) << out.ToString();
+}
+
+TEST_F(ZeroRunLimitTest, ARefusedFileStopsAtItsFirstPayloadByte) {
+  const std::string b = WriteWithoutZeroRuns(MakeRecordSequence(3000));
+  ASSERT_FALSE(b.empty());
+  ASSERT_NO_FATAL_FAILURE(WriteWithRuns(b, b.size() / 4, kMaxIndexedZeroRuns + 1));
+  StrategyRun run = RunStrategy(fs::ReplayStrategyKind::kEncryptedInMemory, path_, &key_);
+  ExpectStoppedBeforeTheFirstRecord(run.outcome, data_start(), path_);
+}
+
+TEST(EncryptedInMemoryReadFailureTest, AFailedWholeFileReadStopsAtTheFirstPayloadByte) {
+  TempDir dir;
+  const ServerKey key = TestServerKey(16);
+  MetadataFileOptions opts;
+  opts.server_key = &key;
+  const std::string path = dir.Join("c.metadata");
+  ASSERT_TRUE(WriteMetadataFile(path, MakeRecordSequence(50), opts).ok());
+  for (IoFault fault : {IoFault::kEIO, IoFault::kUnexpectedEof}) {
+    std::unique_ptr<RandomAccessFile> file;
+    ASSERT_TRUE(RandomAccessFile::Open(path, &key, &file).ok());
+    fs::EncryptedInMemoryReplay replay(fs::DirectReadMode::kNever);
+    CapturingSink sink;
+    IoFaultInjector::Arm(IoOp::kRead, 1, fault);
+    fs::ReplayOutcome out = replay.Replay(file.get(), &sink);
+    EXPECT_TRUE(IoFaultInjector::Fired());
+    IoFaultInjector::Disarm();
+    ExpectStoppedBeforeTheFirstRecord(out, file->encryption_header_size(), path);
+    EXPECT_TRUE(sink.entries.empty());
+  }
 }
 
 }  // namespace
