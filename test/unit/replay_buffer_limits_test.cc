@@ -76,26 +76,33 @@ WindowedRun RunWindowed(const std::string& path, const ServerKey* key, size_t wi
   return r;
 }
 
+// Thirty records whose sixteenth is read in one piece of `read_bytes`,
+// written plain (`key` null) or encrypted to `path`, and Streaming's clean
+// replay of them.
+void WriteOneLargeRecord(const std::string& path, const ServerKey* key, size_t read_bytes,
+                         StrategyRun* ref) {
+  MetadataFileOptions opts;
+  opts.server_key = key;
+  std::vector<BlockRecordPB> records = MakeRecordSequence(30);
+  records[15] = RecordReadInOnePieceOf(read_bytes, 1000);
+  ASSERT_TRUE(WriteMetadataFile(path, records, opts).ok());
+  *ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, key);
+  ASSERT_TRUE(ref->outcome.clean()) << ref->outcome.ToString();
+  ASSERT_EQ(30u, ref->records.size());
+}
+
 TEST(WindowedReplayBufferTest, ARecordReadExactlyTheSizeOfTheBufferIsReplayedFromIt) {
   TempDir dir;
   const ServerKey key = TestServerKey(16);
-  for (bool enc : {false, true}) {
-    MetadataFileOptions opts;
-    if (enc) opts.server_key = &key;
-    const ServerKey* k = enc ? &key : nullptr;
-    const std::string path = dir.Join(enc ? "enc" : "plain");
-    std::vector<BlockRecordPB> records = MakeRecordSequence(30);
-    records[15] = RecordReadInOnePieceOf(fs::kMinWindowBufferBytes, 1000);
-    ASSERT_TRUE(WriteMetadataFile(path, records, opts).ok());
-    StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, k);
-    ASSERT_TRUE(ref.outcome.clean()) << ref.outcome.ToString();
-    ASSERT_EQ(30u, ref.records.size());
+  for (const ServerKey* k : {static_cast<const ServerKey*>(nullptr), &key}) {
+    const std::string path = dir.Join(k != nullptr ? "enc" : "plain");
+    StrategyRun ref;
+    ASSERT_NO_FATAL_FAILURE(WriteOneLargeRecord(path, k, fs::kMinWindowBufferBytes, &ref));
     for (size_t window : {size_t{1}, size_t{4096}, fs::kMinWindowBufferBytes}) {
       WindowedRun run = RunWindowed(path, k, window);
       EXPECT_EQ(fs::kMinWindowBufferBytes, run.buffer_bytes);
       EXPECT_TRUE(run.outcome.SameAs(ref.outcome))
-          << (enc ? "encrypted" : "plain") << ", window " << window << ": "
-          << run.outcome.ToString();
+          << path << ", window " << window << ": " << run.outcome.ToString();
       EXPECT_TRUE(run.records == ref.records) << "window " << window;
     }
   }
@@ -104,16 +111,10 @@ TEST(WindowedReplayBufferTest, ARecordReadExactlyTheSizeOfTheBufferIsReplayedFro
 TEST(WindowedReplayBufferTest, ARecordReadOneByteLargerThanTheBufferIsRefused) {
   TempDir dir;
   const ServerKey key = TestServerKey(16);
-  for (bool enc : {false, true}) {
-    MetadataFileOptions opts;
-    if (enc) opts.server_key = &key;
-    const ServerKey* k = enc ? &key : nullptr;
-    const std::string path = dir.Join(enc ? "enc" : "plain");
-    std::vector<BlockRecordPB> records = MakeRecordSequence(30);
-    records[15] = RecordReadInOnePieceOf(fs::kMinWindowBufferBytes + 1, 1000);
-    ASSERT_TRUE(WriteMetadataFile(path, records, opts).ok());
-    StrategyRun ref = RunStrategy(fs::ReplayStrategyKind::kStreaming, path, k);
-    ASSERT_TRUE(ref.outcome.clean()) << ref.outcome.ToString();
+  for (const ServerKey* k : {static_cast<const ServerKey*>(nullptr), &key}) {
+    const std::string path = dir.Join(k != nullptr ? "enc" : "plain");
+    StrategyRun ref;
+    ASSERT_NO_FATAL_FAILURE(WriteOneLargeRecord(path, k, fs::kMinWindowBufferBytes + 1, &ref));
     WindowedRun run = RunWindowed(path, k, 4096);
     EXPECT_EQ(fs::ReplayOutcome::Kind::kIOError, run.outcome.kind) << run.outcome.ToString();
     EXPECT_TRUE(Contains(run.outcome.status.ToString(), "larger than the replay window"))

@@ -243,19 +243,6 @@ INSTANTIATE_TEST_SUITE_P(Variants, WindowedReplayTest, ::testing::ValuesIn(kVari
 // ---------------------------------------------------------------------------
 // Encryption: the all-zero rule across windows and chunks.
 
-// Appends `n` bytes of ciphertext of zero plaintext (the keystream at the
-// file's end): the reference decrypts them to zeros.
-Status AppendEncryptedZeros(const std::string& path, const ServerKey& key, uint64_t n) {
-  std::unique_ptr<RandomAccessFile> file;
-  RETURN_NOT_OK(RandomAccessFile::Open(path, &key, &file));
-  std::string zeros(n, '\0'), ks(n, '\0');
-  RETURN_NOT_OK(file->cipher()->Crypt(file->size(), reinterpret_cast<const uint8_t*>(zeros.data()),
-                                      reinterpret_cast<uint8_t*>(&ks[0]), n));
-  std::string contents;
-  RETURN_NOT_OK(ReadFileToString(path, &contents));
-  return WriteStringToFile(path, contents + ks);
-}
-
 TEST(WindowedReplayEncryptionTest, ZeroTailsOfMixedCiphertextAndPlaintext) {
   TempDir dir;
   const ServerKey key = TestServerKey(16);

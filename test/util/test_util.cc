@@ -22,6 +22,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 
@@ -191,6 +192,17 @@ Status AppendZeros(const std::string& path, uint64_t n) {
   std::string zeros(n, '\0');
   out.write(zeros.data(), static_cast<std::streamsize>(n));
   return out ? Status::OK() : Status::IOError(path + ": append failed");
+}
+
+Status AppendEncryptedZeros(const std::string& path, const ServerKey& key, uint64_t n) {
+  std::unique_ptr<RandomAccessFile> file;
+  RETURN_NOT_OK(RandomAccessFile::Open(path, &key, &file));
+  std::string zeros(n, '\0'), ks(n, '\0');
+  RETURN_NOT_OK(file->cipher()->Crypt(file->size(), reinterpret_cast<const uint8_t*>(zeros.data()),
+                                      reinterpret_cast<uint8_t*>(&ks[0]), n));
+  std::string contents;
+  RETURN_NOT_OK(ReadFileToString(path, &contents));
+  return WriteStringToFile(path, contents + ks);
 }
 
 uint64_t FileSizeOrDie(const std::string& path) {

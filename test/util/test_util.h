@@ -97,6 +97,10 @@ Status TruncateFileTo(const std::string& path, uint64_t size);
 Status ZeroFillFrom(const std::string& path, uint64_t offset);
 // Appends `n` zero bytes (a torn append whose size reached disk first).
 Status AppendZeros(const std::string& path, uint64_t n);
+// Appends `n` bytes of ciphertext of zero plaintext (the keystream at the
+// end of the encrypted file `path`): a reader with `key` decrypts them to
+// zeros, while the bytes on disk are not zeros.
+Status AppendEncryptedZeros(const std::string& path, const ServerKey& key, uint64_t n);
 uint64_t FileSizeOrDie(const std::string& path);
 
 bool Contains(const std::string& haystack, const std::string& needle);
