@@ -20,6 +20,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
+
+#include "kudu/util/page_memory.h"
 
 namespace kudu {
 namespace fs {
@@ -51,12 +54,93 @@ __attribute__((always_inline)) inline void BlockMap::InsertLocked(
   }
 }
 
-void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
-  // Threads that flush at the same time (the end of an open) start at
-  // different shards instead of queueing behind each other shard by shard.
+int BlockMap::StartShard() {
   static std::atomic<unsigned> next_start{0};
-  const int start = static_cast<int>(next_start.fetch_add(7, std::memory_order_relaxed) % kNumShards);
+  return static_cast<int>(next_start.fetch_add(7, std::memory_order_relaxed) % kNumShards);
+}
+
+void BlockMap::InsertBatch(Batch* batch, std::vector<Rejected>* rejected) {
+  const int start = StartShard();
   for (int k = 0; k < kNumShards; k++) InsertBatchShard(batch, (start + k) % kNumShards, rejected);
+}
+
+void BlockMap::InsertTakingOver(uint32_t container, LiveBlocks blocks,
+                                std::vector<Rejected>* rejected) {
+  // Blocks move by shard in pieces of this many (24 KiB each: many to a
+  // huge page, and 32 of them, one a shard, fit in the L2 cache).
+  constexpr size_t kPiece = 1024;
+  if (AllShardsAllocated()) {
+    // Every table is there already: releasing the array early would not
+    // lower the peak, so it is not worth rearranging.
+    Batch batch;
+    batch.AddSorted(container, blocks.data(), blocks.size());
+    InsertBatch(&batch, rejected);
+    return;
+  }
+  LiveBlock* const v = blocks.data();
+  const size_t n = blocks.size();
+  // Each block is copied to its shard's open piece; a piece once full is
+  // written back over the array's start. Reading is always ahead of the
+  // writing: when the (w+1)-th piece fills, at least (w+1) pieces' worth
+  // of blocks have been read, so the piece lands on blocks already copied.
+  std::vector<LiveBlock> open_pieces(kNumShards * kPiece);
+  size_t fill[kNumShards] = {};
+  std::vector<uint8_t> piece_shard;  // the shard of each full piece, in order
+  piece_shard.reserve(n / kPiece);
+  for (size_t i = 0; i < n;) {
+    const uint64_t stretch = v[i].id / kShardStretch;
+    const int s = ShardOf(v[i].id);
+    LiveBlock* const piece = &open_pieces[s * kPiece];
+    for (; i < n && v[i].id / kShardStretch == stretch; i++) {
+      piece[fill[s]++] = v[i];
+      if (fill[s] == kPiece) {
+        std::memcpy(v + piece_shard.size() * kPiece, piece, kPiece * sizeof(LiveBlock));
+        piece_shard.push_back(static_cast<uint8_t>(s));
+        fill[s] = 0;
+      }
+    }
+  }
+  // The full pieces sorted by shard, each shard's in the order they filled
+  // (its ids ascending), by swapping pieces into place: shard s's full
+  // pieces become [first[s], first[s + 1]), then its open piece follows.
+  const size_t pieces = piece_shard.size();
+  size_t first[kNumShards + 1] = {};
+  for (uint8_t s : piece_shard) first[s + 1]++;
+  for (int s = 0; s < kNumShards; s++) first[s + 1] += first[s];
+  std::vector<size_t> dest(pieces);
+  {
+    size_t next[kNumShards];
+    std::copy(first, first + kNumShards, next);
+    for (size_t p = 0; p < pieces; p++) dest[p] = next[piece_shard[p]]++;
+  }
+  for (size_t p = 0; p < pieces; p++) {
+    while (dest[p] != p) {
+      const size_t d = dest[p];
+      std::swap_ranges(v + p * kPiece, v + (p + 1) * kPiece, v + d * kPiece);
+      std::swap(dest[p], dest[d]);
+    }
+  }
+  // Shard by shard; after each, the stretch of the array under the shards
+  // done next to it goes back (the array past the full pieces is dead from
+  // the start, and goes with the last shard).
+  const size_t bytes = blocks.capacity() * sizeof(LiveBlock);
+  auto byte_at = [&](int s) {
+    return s == kNumShards ? bytes : first[s] * kPiece * sizeof(LiveBlock);
+  };
+  Batch batch;
+  bool done[kNumShards] = {};
+  const int start = StartShard();
+  for (int k = 0; k < kNumShards; k++) {
+    const int s = (start + k) % kNumShards;
+    batch.AddSorted(container, v + first[s] * kPiece, (first[s + 1] - first[s]) * kPiece);
+    batch.AddSorted(container, &open_pieces[s * kPiece], fill[s]);
+    InsertBatchShard(&batch, s, rejected);
+    done[s] = true;
+    int lo = s, hi = s + 1;
+    while (lo > 0 && done[lo - 1]) lo--;
+    while (hi < kNumShards && done[hi]) hi++;
+    PageMemoryRelease(reinterpret_cast<char*>(v) + byte_at(lo), byte_at(hi) - byte_at(lo));
+  }
 }
 
 void BlockMap::InsertBatchShard(Batch* batch, int s, std::vector<Rejected>* rejected) {
@@ -116,6 +200,14 @@ void BlockMap::InsertBatchShard(Batch* batch, int s, std::vector<Rejected>* reje
   }
   runs.clear();
   batch->shard_sizes_[s] = 0;
+}
+
+bool BlockMap::AllShardsAllocated() const {
+  for (const Shard& s : shards_) {
+    std::lock_guard<std::mutex> l(s.mu);
+    if (s.map.capacity() == 0) return false;
+  }
+  return true;
 }
 
 bool BlockMap::Find(uint64_t id, BlockMapEntry* entry) const {

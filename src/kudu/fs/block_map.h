@@ -94,6 +94,16 @@ class BlockMap {
   // The same for one shard of `*batch` (which it leaves empty): threads may
   // insert different shards of one batch concurrently. Thread-safe.
   void InsertBatchShard(Batch* batch, int shard, std::vector<Rejected>* rejected);
+  // Inserts one container's live blocks (ids strictly ascending) as
+  // InsertBatch would, for an array of kTakeOverBytes or more: held whole
+  // beside the map's tables until its last insert, it would be most of an
+  // open's peak memory above the live blocks' own. The array is rearranged
+  // in place so that each shard's blocks lie together, the shards are
+  // inserted one at a time, and the array's memory under the shards done
+  // goes back to the kernel as their tables are made; once every shard's
+  // table is there, it is inserted as a batch. Thread-safe.
+  void InsertTakingOver(uint32_t container, LiveBlocks blocks, std::vector<Rejected>* rejected);
+  static constexpr uint64_t kTakeOverBytes = 8ULL << 20;
   // Thread-safe.
   bool Find(uint64_t id, BlockMapEntry* entry) const;
   // Sizes the map for at most `n` entries (the CREATE records the metadata
@@ -141,6 +151,11 @@ class BlockMap {
   static int ShardOf(uint64_t id) {
     return static_cast<int>(Mix64(id / kShardStretch) % kNumShards);
   }
+  bool AllShardsAllocated() const;
+  // The shard an insert of every shard starts at: threads that insert at
+  // the same time (the end of an open) start at different shards instead
+  // of queueing behind each other shard by shard.
+  static int StartShard();
   // Inserts into a locked shard; a duplicate goes to `*rejected`.
   static void InsertLocked(Shard* shard, uint64_t id, uint64_t run_hash, const BlockMapEntry& entry,
                            std::vector<Rejected>* rejected);

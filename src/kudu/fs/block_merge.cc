@@ -46,6 +46,11 @@ void ThreadMerge::Queue(uint32_t index, LiveBlocks blocks) {
     map_->NoteReplayed(EstimatedCreateRecords((*containers_)[index]), blocks.size());
   }
   if (blocks.empty()) return;
+  if (blocks.size() * sizeof(LiveBlock) >= BlockMap::kTakeOverBytes) {
+    map_->InsertTakingOver(index, std::move(blocks), &rejected_);
+    conflicts_->Record(&rejected_);
+    return;
+  }
   pending_.push_back(std::move(blocks));
   const LiveBlocks& b = pending_.back();
   items_.AddSorted(index, b.data(), b.size());

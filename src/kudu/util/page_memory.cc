@@ -63,6 +63,13 @@ void PageMemoryFreeKeepingPages(void* p) {
 
 bool PageMemoryHugePages() { return FLAGS_log_container_metadata_replay_huge_pages; }
 
+void PageMemoryRelease(void* p, size_t bytes) {
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t first = (begin + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  const uintptr_t end = (begin + bytes) / kHugePageBytes * kHugePageBytes;
+  if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
+}
+
 void PageMemoryFree(void* p, size_t bytes) {
   if (p == nullptr) return;
   // Only whole pages inside the array: the allocator's own bookkeeping is

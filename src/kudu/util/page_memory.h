@@ -48,6 +48,11 @@ constexpr size_t kHugePageBytes = 2 << 20;
 // written (a vector's spare capacity).
 void* PageMemoryAllocate(size_t bytes, bool present = true);
 void PageMemoryFree(void* p, size_t bytes);
+// Gives the kernel back every whole 2 MiB-aligned stretch inside
+// [p, p + bytes) of page memory whose contents are dead, at once, while
+// the array stays allocated (it is freed as usual later). Only whole huge
+// pages: giving back part of one frees nothing until the kernel splits it.
+void PageMemoryRelease(void* p, size_t bytes);
 // Frees it to the allocator with its pages still present, for the next
 // allocation there to use without faulting them in again: memory freed
 // once, when its owner is done (not a buffer freed over and over).
