@@ -253,6 +253,22 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
     plain.push_back(std::move(w));
   }
   {
+    // All live blocks in one container: its replay's array of live blocks
+    // is as large as the block map's table, the shape where holding both
+    // at once would set the open's peak memory.
+    BenchWorkload w;
+    w.name = "S5-one-container";
+    w.group = "S";
+    w.opt_in = true;
+    w.sparse_data = true;
+    w.containers = 1;
+    w.blocks_per_container = Scaled(k, 2000000);
+    w.deleted_percentage = 0;
+    w.description = "1 container of " + Count(static_cast<double>(w.blocks_per_container)) +
+                    " live blocks, none deleted";
+    plain.push_back(std::move(w));
+  }
+  {
     // A server writes to several containers at once; all of them are torn.
     const int64_t crashed = std::min<int64_t>(server_containers, 8);
     add_server("S3-after-crash",
