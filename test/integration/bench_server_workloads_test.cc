@@ -241,6 +241,35 @@ TEST(BenchServerWorkloadsTest, EncryptedLiveHeavyStateHasTheLiveBlockTarget) {
   }
 }
 
+// A state of one container is judged by its memory per live block, as the
+// live-heavy state is, but not by the generation rate: one container's
+// records are one writer's sequence, one core's rate.
+TEST(BenchServerWorkloadsTest, OneContainerStateHasTheLiveBlockTargetNotTheGenerationRate) {
+  TempDir tmp;
+  // Scale 0.05: 100,000 live blocks, as many records as the rate needs.
+  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=S5-one-container",
+                              "--bench_scale=0.05", "--bench_repetitions=1",
+                              "--bench_strategies=auto", "--bench_cache_mode=warm",
+                              "--format=json"});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  json j;
+  ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;
+  ASSERT_EQ(2u, j["workloads"].size()) << r.out;  // plain and encrypted
+  for (const json& w : j["workloads"]) {
+    EXPECT_TRUE(w["live_sets_identical"].get<bool>()) << w["name"];
+    EXPECT_EQ(100000, FindCount(w, "live_blocks")) << w.dump();
+  }
+  const json* per_block = TargetNamed(j, "peak_rss_per_live_block");
+  ASSERT_TRUE(per_block != nullptr) << r.out;
+  EXPECT_TRUE((*per_block)["measured"].get<bool>()) << per_block->dump();
+  EXPECT_NE(std::string::npos,
+            (*per_block)["workload"].get<std::string>().find("S5-one-container"))
+      << per_block->dump();
+  const json* generation = TargetNamed(j, "sparse_generation_records_per_second");
+  ASSERT_TRUE(generation != nullptr) << r.out;
+  EXPECT_FALSE((*generation)["measured"].get<bool>()) << generation->dump();
+}
+
 // A G3 state is written under the --log_container_max_blocks its open is
 // given: each container is full as a server leaves it, its data file cut
 // to the next block offset, a multiple of the block size.
