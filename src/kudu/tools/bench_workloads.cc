@@ -210,14 +210,18 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
   }
 
   // S: server scale, opt-in, sparse data files.
-  auto add_server = [&](std::string name, std::string desc, double fill, int64_t live,
-                        int64_t crashed) {
-    std::vector<int64_t> blocks = ServerContainerBlocks(Scaled(k, kServerContainers), fill);
+  auto server_workload = [](std::string name) {
     BenchWorkload w;
     w.name = std::move(name);
     w.group = "S";
     w.opt_in = true;
     w.sparse_data = true;
+    return w;
+  };
+  auto add_server = [&](std::string name, std::string desc, double fill, int64_t live,
+                        int64_t crashed) {
+    std::vector<int64_t> blocks = ServerContainerBlocks(Scaled(k, kServerContainers), fill);
+    BenchWorkload w = server_workload(std::move(name));
     w.containers = static_cast<int64_t>(blocks.size());
     int64_t created = 0;
     for (int64_t n : blocks) created += n;
@@ -240,11 +244,7 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
   const double server_fill = std::min(1.0, k * kServerContainers / kServerMinFullSizeContainers);
   add_server("S1-server", "", server_fill, server_live, 0);
   {
-    BenchWorkload w;
-    w.name = "S2-10M-live";
-    w.group = "S";
-    w.opt_in = true;
-    w.sparse_data = true;
+    BenchWorkload w = server_workload("S2-10M-live");
     w.containers = Scaled(k, 1000);
     w.blocks_per_container = 11112;
     w.deleted_percentage = 10;
@@ -256,11 +256,7 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
     // All live blocks in one container: its replay's array of live blocks
     // is as large as the block map's table, the shape where holding both
     // at once would set the open's peak memory.
-    BenchWorkload w;
-    w.name = "S5-one-container";
-    w.group = "S";
-    w.opt_in = true;
-    w.sparse_data = true;
+    BenchWorkload w = server_workload("S5-one-container");
     w.containers = 1;
     w.blocks_per_container = Scaled(k, 2000000);
     w.deleted_percentage = 0;
@@ -280,11 +276,7 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
   {
     // Not scaled but its hole: the records are a backdrop, the hole is
     // what is measured (a 4 GiB hole costs no disk, but the floor reads it).
-    BenchWorkload w;
-    w.name = "S4-sparse-tail";
-    w.group = "S";
-    w.opt_in = true;
-    w.sparse_data = true;
+    BenchWorkload w = server_workload("S4-sparse-tail");
     w.containers = 4;
     w.blocks_per_container = 2000;
     w.deleted_percentage = 10;
