@@ -64,7 +64,7 @@ TEST(BenchServerWorkloadsTest, NamedInTheListButNotInAll) {
   ASSERT_EQ(2, r.exit_status) << Describe(r);
   for (const char* name :
        {"S1-server", "S2-10M-live", "S3-after-crash", "S4-sparse-tail", "S5-one-container",
-        "S (opt-in)"}) {
+        "S6-filled-then-emptied", "S (opt-in)"}) {
     EXPECT_NE(std::string::npos, r.err.find(name)) << name << ": " << r.err;
   }
 }
@@ -268,6 +268,31 @@ TEST(BenchServerWorkloadsTest, OneContainerStateHasTheLiveBlockTargetNotTheGener
   const json* generation = TargetNamed(j, "sparse_generation_records_per_second");
   ASSERT_TRUE(generation != nullptr) << r.out;
   EXPECT_FALSE((*generation)["measured"].get<bool>()) << generation->dump();
+}
+
+// A container filled and emptied later is a mostly-deleted state: judged by
+// the memory beyond its live blocks and held buffers, as S1 and S3 are.
+TEST(BenchServerWorkloadsTest, FilledThenEmptiedStateHasTheMostlyDeletedMemoryTarget) {
+  TempDir tmp;
+  // Scale 0.1: 200,000 blocks, past the size where a live set packs them.
+  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=S6-filled-then-emptied",
+                              "--bench_scale=0.1", "--bench_encryption=plain",
+                              "--bench_repetitions=1", "--bench_strategies=auto",
+                              "--bench_cache_mode=warm", "--format=json"});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  json j;
+  ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;
+  ASSERT_EQ(1u, j["workloads"].size()) << r.out;
+  for (const json& w : j["workloads"]) {
+    EXPECT_TRUE(w["live_sets_identical"].get<bool>()) << w["name"];
+    EXPECT_EQ(2000, FindCount(w, "live_blocks")) << w.dump();
+  }
+  const json* beyond = TargetNamed(j, "peak_rss_beyond_live_and_buffers_mib");
+  ASSERT_TRUE(beyond != nullptr) << r.out;
+  EXPECT_TRUE((*beyond)["measured"].get<bool>()) << beyond->dump();
+  EXPECT_NE(std::string::npos,
+            (*beyond)["workload"].get<std::string>().find("S6-filled-then-emptied"))
+      << beyond->dump();
 }
 
 // A G3 state is written under the --log_container_max_blocks its open is

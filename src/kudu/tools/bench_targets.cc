@@ -51,6 +51,7 @@ constexpr char kLiveHeavy[] = "S2-10M-live";
 constexpr char kAfterCrash[] = "S3-after-crash";
 constexpr char kSparseTail[] = "S4-sparse-tail";
 constexpr char kOneContainer[] = "S5-one-container";
+constexpr char kFilledThenEmptied[] = "S6-filled-then-emptied";
 
 bool AnyCold(const BenchReport& r) {
   for (const TargetResult& t : r.results) {
@@ -145,7 +146,8 @@ void AddServerScaleTargets(const BenchReport& r, std::vector<TargetCheck>* out) 
   // replay buffers held at the peak, and at most 32 MiB more.
   TargetCheck deleted{"peak_rss_beyond_live_and_buffers_mib",
                       "peak RSS beyond the base, 64 B per live block and the held replay "
-                      "buffers <= 32 MiB (auto, a fresh process per open; worst of S1, S3)",
+                      "buffers <= 32 MiB (auto, a fresh process per open; worst of S1, S3, "
+                      "S6-filled-then-emptied)",
                       "", 0, 32, false, false, false};
   for (const TargetResult& t : r.results) {
     if (!t.status.ok() || t.target.group != "S") continue;
@@ -176,7 +178,8 @@ void AddServerScaleTargets(const BenchReport& r, std::vector<TargetCheck>* out) 
         }
         rss.measured = true;
       }
-      if (IsWorkload(t.target, kServer) || IsWorkload(t.target, kAfterCrash)) {
+      if (IsWorkload(t.target, kServer) || IsWorkload(t.target, kAfterCrash) ||
+          IsWorkload(t.target, kFilledThenEmptied)) {
         const double x = (above_base - static_cast<double>(m.peak_buffer_bytes) -
                           64.0 * static_cast<double>(t.digest.live_blocks)) /
                          (1024.0 * 1024.0);

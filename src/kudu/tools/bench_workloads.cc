@@ -265,6 +265,19 @@ std::vector<BenchWorkload> ReferenceWorkloads(const WorkloadSizing& sizing) {
     plain.push_back(std::move(w));
   }
   {
+    // Filled first and emptied later (a dropped table's container): the
+    // replay holds every created block until the DELETEs at the end of the
+    // file, the shape where memory could follow deleted history.
+    BenchWorkload w = server_workload("S6-filled-then-emptied");
+    w.containers = 1;
+    w.blocks_per_container = Scaled(k, 2000000);
+    w.deleted_percentage = 99;
+    w.delete_after_creating = true;
+    w.description = "1 container of " + Count(static_cast<double>(w.blocks_per_container)) +
+                    " blocks, then 99% of them deleted";
+    plain.push_back(std::move(w));
+  }
+  {
     // A server writes to several containers at once; all of them are torn.
     const int64_t crashed = std::min<int64_t>(server_containers, 8);
     add_server("S3-after-crash",
@@ -369,6 +382,7 @@ Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
   opts.container_blocks = w.container_blocks;
   opts.deleted_block_percentage = w.deleted_percentage;
   opts.deleted_blocks = w.deleted_blocks;
+  opts.delete_after_creating = w.delete_after_creating;
   opts.seed = seed;
   opts.min_block_size = sizing.min_block_size;
   opts.max_block_size = std::max(sizing.min_block_size, sizing.max_block_size);

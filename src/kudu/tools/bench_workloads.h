@@ -44,6 +44,9 @@
 //   S4  a sparse zero tail: 4 containers x 2,000 blocks, the last metadata
 //       file then extended by a hole of 4 GiB times --bench_scale (a hole
 //       reads as zeros; the open must not read it)
+//   S5  one container of 2 M live blocks, none deleted
+//   S6  one container of 2 M blocks, 99 % of them deleted after the last
+//       was created (filled, then emptied)
 //
 // Each exists plain and encrypted (AES-128 file keys): "G1-100k" and
 // "G1-100k-enc".
@@ -80,6 +83,8 @@ struct BenchWorkload {
   // blocks_per_container; deleted_blocks >= 0 then replaces the percentage.
   std::vector<int64_t> container_blocks;
   int64_t deleted_blocks = -1;
+  // Every deletion after the last creation (BlockWorkloadOptions).
+  bool delete_after_creating = false;
   // Data files as holes (fs::ContainerWriterOptions::sparse_data).
   bool sparse_data = false;
   // After generation, this many of the last containers written get a crash

@@ -35,6 +35,11 @@ namespace {
 // timestamps look like a server's and still repeat exactly for a seed.
 constexpr uint64_t kEpochMicros = 1700000000ULL * 1000000ULL;
 
+// The most DELETE records one group commit holds. Deletions that keep pace
+// with creations never come this many at once, so their states are the
+// same with or without the bound.
+constexpr size_t kDeleteGroup = 1024;
+
 // Log-uniform in [lo, hi].
 uint64_t LogUniform(SeededRandom* rng, uint64_t lo, uint64_t hi) {
   if (hi <= lo) return lo;
@@ -155,17 +160,20 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
 
     // Deletions keep pace with creations, so they land all through the
     // metadata files (and in containers long full), not in one run at the
-    // end. Victims are random earlier blocks still live.
-    const uint64_t due = static_cast<uint64_t>(
-        static_cast<unsigned __int128>(to_delete) * created / total);
-    victims.clear();
-    while (deleted + victims.size() < due && !live.empty()) {
-      size_t i = delete_rng.Uniform(live.size());
-      victims.push_back(live[i]);
-      live[i] = live.back();
-      live.pop_back();
-    }
-    if (!victims.empty()) {
+    // end (unless asked for). Victims are random earlier blocks still live,
+    // deleted in group commits of a server's size.
+    const uint64_t due =
+        opts.delete_after_creating
+            ? (created == total ? to_delete : 0)
+            : static_cast<uint64_t>(static_cast<unsigned __int128>(to_delete) * created / total);
+    while (s.ok() && deleted < due && !live.empty()) {
+      victims.clear();
+      while (deleted + victims.size() < due && victims.size() < kDeleteGroup && !live.empty()) {
+        size_t i = delete_rng.Uniform(live.size());
+        victims.push_back(live[i]);
+        live[i] = live.back();
+        live.pop_back();
+      }
       s = bm.DeleteBlocks(victims);
       deleted += victims.size();
     }

@@ -68,6 +68,10 @@ struct BlockWorkloadOptions {
   // >= 0: exactly this many blocks deleted, in place of the percentage (for
   // shares finer than a percent).
   int64_t deleted_blocks = -1;
+  // The deletions all come after the last creation instead of keeping pace
+  // with them: containers filled first and emptied later (a dropped table's
+  // blocks), whose replay holds every block until its DELETE arrives.
+  bool delete_after_creating = false;
   // Non-zero: the same seed gives byte-identical files.
   uint64_t seed = 1;
   // Block payload sizes: mostly small (log-uniform up to 4 KiB), a few up
