@@ -350,7 +350,9 @@ BENCHMARK(BM_LeastWorkAboveTheFloor)->DenseRange(0, 3)->Unit(benchmark::kMillise
 // out-of-order id (the cost the sorted vector saves); 2: a server that
 // deletes nearly all it writes (the S1 shape: 99.99 % deleted, each DELETE
 // a random block still live), where the vector stays a few hundred slots
-// and every DELETE searches it.
+// and every DELETE searches it; 3: no DELETE, and the set handed over
+// (TakeSorted) as a replay's end does: a container holding millions of
+// live blocks, whose oldest slots are packed and widened again.
 void BM_LiveBlockSet(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
   const int mode = static_cast<int>(state.range(1));
@@ -377,7 +379,7 @@ void BM_LiveBlockSet(benchmark::State& state) {
       }
     }
     records += deleted;
-  } else {
+  } else if (mode != 3) {
     for (size_t i = 9; i < n; i += 9) deletes[i - 1].push_back(rng() % i);
     records += n / 9;
   }
@@ -390,6 +392,10 @@ void BM_LiveBlockSet(benchmark::State& state) {
       for (size_t v : deletes[i]) set.Erase(ids[v], &erased);
     }
     benchmark::DoNotOptimize(set.size());
+    if (mode == 3) {
+      LiveBlocks taken = set.TakeSorted();
+      benchmark::DoNotOptimize(taken.data());
+    }
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * records));
 }
@@ -399,6 +405,7 @@ BENCHMARK(BM_LiveBlockSet)
     ->Args({1000000, 0})
     ->Args({1000000, 1})
     ->Args({1000000, 2})
+    ->Args({2000000, 3})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

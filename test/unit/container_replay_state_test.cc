@@ -51,7 +51,7 @@ TEST(ContainerReplayStateTest, CreateAndDelete) {
   EXPECT_EQ(12288u, s.next_write_offset());
   EXPECT_EQ(9u, s.max_block_id());
   EXPECT_TRUE(s.malformed().empty());
-  ASSERT_NE(nullptr, s.live_blocks().Find(5));
+  ASSERT_TRUE(s.live_blocks().Find(5));
   EXPECT_EQ((BlockLocation{0, 100}), *s.live_blocks().Find(5));
 }
 
@@ -172,7 +172,7 @@ TEST(ContainerReplayStateTest, ReCreateAfterDeleteIsAccepted) {
   s.OnRecord(BlockRecordFromPB(MakeDelete(1)), 56);
   s.OnRecord(BlockRecordFromPB(MakeCreate(1, 4096, 20)), 96);
   EXPECT_TRUE(s.malformed().empty());
-  ASSERT_NE(nullptr, s.live_blocks().Find(1));
+  ASSERT_TRUE(s.live_blocks().Find(1));
   EXPECT_EQ((BlockLocation{4096, 20}), *s.live_blocks().Find(1));
   EXPECT_EQ(2u, s.total_blocks());
 }

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -105,11 +106,11 @@ TEST(LiveBlockSetTest, AscendingIdsStaySorted) {
   EXPECT_FALSE(set.Insert(11, {1, 1})) << "11 is live";
   EXPECT_FALSE(set.Insert(20, {1, 1})) << "20 is live (the last one)";
   EXPECT_EQ(3u, set.size());
-  ASSERT_NE(nullptr, set.Find(11));
+  ASSERT_TRUE(set.Find(11));
   EXPECT_EQ((BlockLocation{4096, 7}), *set.Find(11));
-  EXPECT_EQ(nullptr, set.Find(12));
-  EXPECT_EQ(nullptr, set.Find(9));
-  EXPECT_EQ(nullptr, set.Find(21));
+  EXPECT_FALSE(set.Find(12));
+  EXPECT_FALSE(set.Find(9));
+  EXPECT_FALSE(set.Find(21));
   EXPECT_FALSE(set.hashed());
 }
 
@@ -167,19 +168,19 @@ void ExpectFindsExactlyTheIds(const std::vector<uint64_t>& ids) {
   for (uint64_t id : ids) ASSERT_TRUE(set.Insert(id, {static_cast<int64_t>(id % 1000), 1}));
   ASSERT_FALSE(set.hashed());
   for (uint64_t id : ids) {
-    ASSERT_NE(nullptr, set.Find(id)) << id << " of " << ids.size();
+    ASSERT_TRUE(set.Find(id)) << id << " of " << ids.size();
     EXPECT_EQ(static_cast<int64_t>(id % 1000), set.Find(id)->offset);
     if (id > 0 && !std::binary_search(ids.begin(), ids.end(), id - 1)) {
-      EXPECT_EQ(nullptr, set.Find(id - 1)) << id - 1 << " of " << ids.size();
+      EXPECT_FALSE(set.Find(id - 1)) << id - 1 << " of " << ids.size();
     }
     if (id < UINT64_MAX && !std::binary_search(ids.begin(), ids.end(), id + 1)) {
-      EXPECT_EQ(nullptr, set.Find(id + 1)) << id + 1 << " of " << ids.size();
+      EXPECT_FALSE(set.Find(id + 1)) << id + 1 << " of " << ids.size();
     }
   }
   if (ids.front() > 0) {
-    EXPECT_EQ(nullptr, set.Find(ids.front() - 1));
+    EXPECT_FALSE(set.Find(ids.front() - 1));
   }
-  EXPECT_EQ(nullptr, set.Find(0));
+  EXPECT_FALSE(set.Find(0));
 }
 
 TEST(LiveBlockSetTest, FindsIdsWhateverTheirSpacing) {
@@ -258,13 +259,125 @@ TEST(LiveBlockSetTest, LargeContainersLiveInPageMemory) {
   }
   const uint64_t revived = 100 + 4 * ((3 * 7919) % kIds);  // deleted above
   ASSERT_EQ(0u, model.count(revived));
-  ASSERT_TRUE(set.Insert(revived, {5, 5}));
-  model[revived] = {5, 5};
+  const BlockLocation near_its_old_place{static_cast<int64_t>((3 * 7919) % kIds) + 1, 5};
+  ASSERT_TRUE(set.Insert(revived, near_its_old_place));
+  model[revived] = near_its_old_place;
   EXPECT_FALSE(set.hashed());
   ExpectSame(model, set);
   LiveBlocks blocks = set.TakeSorted();
   ASSERT_EQ(model.size(), blocks.size());
   EXPECT_EQ(0u, reinterpret_cast<uintptr_t>(blocks.data()) % kHugePageBytes);
+}
+
+// What a server writes to a container it fills: ascending ids with small
+// gaps, each block after the last one (aligned to 4 KiB), lengths up to
+// 64 KiB.
+struct ServerLikeBlocks {
+  uint64_t next_id = 1000;
+  int64_t next_offset = 0;
+  LiveBlock Next(SeededRandom* rnd) {
+    const LiveBlock b{next_id, {next_offset, static_cast<int64_t>(rnd->Uniform(64 << 10))}};
+    next_id += 1 + rnd->Uniform(3);
+    next_offset += (b.loc.length + 4095) / 4096 * 4096;
+    return b;
+  }
+};
+
+// A container filled with many blocks and emptied later holds every block
+// until its DELETE comes: past kHotSlots, at half the bytes. Memory then
+// follows the live blocks again as they are deleted, and what the merge is
+// handed is every live block, by id, whichever form each was held in.
+TEST(LiveBlockSetTest, ManyBlocksArePackedAndFollowTheLiveOnesWhenDeleted) {
+  constexpr size_t kBlocks = 3 * LiveBlockSet::kHotSlots;
+  SeededRandom rnd(7);
+  ServerLikeBlocks gen;
+  LiveBlockSet set;
+  Model model;
+  std::vector<uint64_t> ids;
+  set.Reserve(kBlocks);
+  for (size_t i = 0; i < kBlocks; i++) {
+    const LiveBlock b = gen.Next(&rnd);
+    ASSERT_TRUE(set.Insert(b.id, b.loc));
+    model[b.id] = b.loc;
+    ids.push_back(b.id);
+  }
+  EXPECT_FALSE(set.hashed());
+  // 12 bytes a packed block and 24 a run of up to 64; the newest quarter
+  // of kHotSlots or more stay 24 bytes wide.
+  EXPECT_LE(set.sorted_slot_bytes(), kBlocks * 12 + kBlocks / 64 * 24 + LiveBlockSet::kHotSlots * 24);
+  EXPECT_GT(set.sorted_slot_bytes(), kBlocks * 12);
+  ExpectSame(model, set);
+  // Every block is found where it is, and ids between them are not.
+  for (size_t i = 0; i < ids.size(); i += 97) {
+    ASSERT_EQ(model[ids[i]], set.Find(ids[i])) << ids[i];
+    ASSERT_EQ(model.count(ids[i] + 1) == 1, set.contains(ids[i] + 1)) << ids[i] + 1;
+  }
+  // 99 % deleted, in random order.
+  std::vector<uint64_t> order = ids;
+  for (size_t i = order.size(); i > 1; i--) std::swap(order[i - 1], order[rnd.Uniform(i)]);
+  order.resize(order.size() / 100 * 99);
+  for (uint64_t id : order) {
+    BlockLocation erased;
+    ASSERT_TRUE(set.Erase(id, &erased)) << id;
+    ASSERT_EQ(model[id], erased);
+    model.erase(id);
+    ASSERT_FALSE(set.Erase(id, &erased)) << id;
+  }
+  EXPECT_FALSE(set.hashed());
+  EXPECT_LE(set.sorted_slot_bytes(), 2 * 24 * set.size() + LiveBlockSet::kHotSlots * 24);
+  ExpectSame(model, set);
+}
+
+// A DELETEd packed block created again stays in place when its run can
+// hold its new location, and moves the set to the hash map when it cannot.
+// A block 4 GiB long fits no run: packing stops there, and the blocks from
+// it on stay 24 bytes wide; a block 2^33 ids or bytes from its neighbours
+// starts a run of its own. Either way the answers are the map's.
+TEST(LiveBlockSetTest, BlocksThatDoNotPackStayWide) {
+  for (int variant = 0; variant < 4; variant++) {
+    SCOPED_TRACE(variant);
+    SeededRandom rnd(11);
+    ServerLikeBlocks gen;
+    LiveBlockSet set;
+    Model model;
+    // Packing starts at kHotSlots slots, with the oldest three quarters.
+    const size_t n = LiveBlockSet::kHotSlots * 3 / 2;
+    const size_t odd = n / 3;
+    for (size_t i = 0; i < n; i++) {
+      LiveBlock b = gen.Next(&rnd);
+      if (i == odd) {
+        if (variant == 1) b.loc.length = int64_t{1} << 32;
+        // Far ahead of the blocks around it: neither the run before nor
+        // the one after can take it as well.
+        if (variant == 2) b.loc.offset += int64_t{1} << 33;
+        if (variant == 3) b.id += uint64_t{1} << 33;
+        gen.next_id = b.id + 1;
+      }
+      ASSERT_TRUE(set.Insert(b.id, b.loc));
+      model[b.id] = b.loc;
+    }
+    if (variant == 1) {
+      EXPECT_EQ(odd * 12 + odd / 64 * 24 + (n - odd) * 24, set.sorted_slot_bytes());
+    } else {
+      EXPECT_LE(set.sorted_slot_bytes(), n * 12 + (n / 64 + 1) * 24 + LiveBlockSet::kHotSlots * 24);
+    }
+    ExpectSame(model, set);
+    const uint64_t first = model.begin()->first;
+    const BlockLocation old_place = model.begin()->second;
+    BlockLocation erased;
+    ASSERT_TRUE(set.Erase(first, &erased));
+    model.erase(first);
+    if (variant == 0) {
+      ASSERT_TRUE(set.Insert(first, {old_place.offset + 4096, 1}));
+      model[first] = {old_place.offset + 4096, 1};
+      EXPECT_FALSE(set.hashed());
+    } else {
+      ASSERT_TRUE(set.Insert(first, {old_place.offset, int64_t{1} << 40}));
+      model[first] = {old_place.offset, int64_t{1} << 40};
+      EXPECT_TRUE(set.hashed());
+    }
+    ExpectSame(model, set);
+  }
 }
 
 // Random operation streams, from mostly ascending (what a server writes) to
@@ -305,9 +418,9 @@ TEST_P(LiveBlockSetRandomTest, MatchesAMap) {
       } else {
         const uint64_t id = rnd.Uniform(next_id + 5);
         auto it = model.find(id);
-        const BlockLocation* got = set.Find(id);
-        ASSERT_EQ(it != model.end(), got != nullptr) << "seed " << seed << " step " << step;
-        if (got != nullptr) {
+        const std::optional<BlockLocation> got = set.Find(id);
+        ASSERT_EQ(it != model.end(), got.has_value()) << "seed " << seed << " step " << step;
+        if (got.has_value()) {
           EXPECT_EQ(it->second, *got);
         }
       }
@@ -316,6 +429,60 @@ TEST_P(LiveBlockSetRandomTest, MatchesAMap) {
     if (out_of_order_share == 0) {
       EXPECT_FALSE(set.hashed()) << "ascending ids never need hashing";
     }
+  }
+}
+
+// Past the packing limit: a server-like stream of CREATEs with DELETEs of
+// random earlier blocks (packed or not), blocks created again after their
+// DELETE (in place, or out of order once compacted away), and lookups,
+// every step checked against the model and the whole set at checkpoints.
+TEST(LiveBlockSetPackedRandomTest, MatchesAMap) {
+  for (uint64_t seed = 1; seed <= 2; seed++) {
+    SCOPED_TRACE(seed);
+    SeededRandom rnd(seed);
+    ServerLikeBlocks gen;
+    LiveBlockSet set;
+    Model model;
+    std::vector<uint64_t> created;
+    std::vector<std::pair<uint64_t, BlockLocation>> deleted;
+    const int steps = static_cast<int>(3 * LiveBlockSet::kHotSlots);
+    for (int step = 0; step < steps; step++) {
+      const uint64_t op = rnd.Uniform(1000);
+      if (op < 700) {
+        const LiveBlock b = gen.Next(&rnd);
+        model[b.id] = b.loc;
+        ASSERT_TRUE(set.Insert(b.id, b.loc)) << "step " << step;
+        created.push_back(b.id);
+      } else if (op < 850 && !created.empty()) {
+        const uint64_t id = created[rnd.Uniform(created.size())];
+        auto it = model.find(id);
+        BlockLocation erased;
+        ASSERT_EQ(it != model.end(), set.Erase(id, &erased)) << "step " << step;
+        if (it != model.end()) {
+          ASSERT_EQ(it->second, erased) << "step " << step;
+          deleted.emplace_back(id, erased);
+          model.erase(it);
+        }
+      } else if (op < 851 && !deleted.empty()) {
+        // The block deleted last, again, a little further on.
+        const auto [id, old_place] = deleted.back();
+        deleted.pop_back();
+        const BlockLocation loc{old_place.offset + 4096, static_cast<int64_t>(rnd.Uniform(4096))};
+        ASSERT_EQ(model.emplace(id, loc).second, set.Insert(id, loc)) << "step " << step;
+      } else if (!created.empty()) {
+        const uint64_t id = created[rnd.Uniform(created.size())] + rnd.Uniform(2);
+        auto it = model.find(id);
+        const std::optional<BlockLocation> got = set.Find(id);
+        ASSERT_EQ(it != model.end(), got.has_value()) << "step " << step;
+        if (got.has_value()) {
+          ASSERT_EQ(it->second, *got) << "step " << step;
+        }
+      }
+      if (step % (steps / 3) == steps / 3 - 1) ExpectSame(model, set);
+    }
+    // The stream did reach the packed form, and stayed sorted.
+    EXPECT_FALSE(set.hashed());
+    EXPECT_LT(set.sorted_slot_bytes(), 24 * set.slot_count());
   }
 }
 

@@ -18,6 +18,7 @@
 #include "kudu/fs/container_replay_state.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace kudu {
 namespace fs {
@@ -69,8 +70,8 @@ std::vector<KeptDeadBlock> ContainerReplayState::DeadBlocksCompactionKeeps() con
   if (total_blocks_ == 0) return kept;
   // Whether the block a CREATE record made live is still that block.
   auto dead = [this](const KeptDeadBlock& b) {
-    const BlockLocation* loc = live_.Find(b.block_id);
-    return loc == nullptr || loc->offset != b.offset || loc->length != b.length;
+    const std::optional<BlockLocation> loc = live_.Find(b.block_id);
+    return !loc.has_value() || loc->offset != b.offset || loc->length != b.length;
   };
   // The dead block that sets the next write offset, unless a live block (or
   // the encryption header) reaches as far: then the offset survives anyway.
@@ -86,7 +87,7 @@ std::vector<KeptDeadBlock> ContainerReplayState::DeadBlocksCompactionKeeps() con
     if (live_reach < next_write_offset_) kept.push_back(last_at_next_offset_);
   }
   // The dead block of the highest id: with it live, no live id is below it.
-  if (dead(last_of_max_id_) && live_.Find(max_block_id_) == nullptr &&
+  if (dead(last_of_max_id_) && !live_.contains(max_block_id_) &&
       (kept.empty() || kept[0].record_offset != last_of_max_id_.record_offset)) {
     kept.push_back(last_of_max_id_);
   }

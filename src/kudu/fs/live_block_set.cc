@@ -19,23 +19,82 @@
 
 #include <algorithm>
 
+#include "kudu/util/page_memory.h"
+
 namespace kudu {
 namespace fs {
+
+namespace {
+
+// The first index in [0, n) whose key is not below `id` (n if none), for
+// strictly ascending keys. Interpolation first: a server's ids are close to
+// evenly spaced within a container, so the first guess usually lands on the
+// key or next to it (a DELETE then costs one or two cache misses, where a
+// binary search of a large container costs a dozen). A few rounds at most,
+// then binary search of what is left, so uneven ids cost no more than log n.
+template <typename KeyAt>
+size_t LowerBound(size_t n, uint64_t id, const KeyAt& key) {
+  size_t lo = 0, hi = n;  // the answer is in [lo, hi]
+  for (int round = 0; round < 3 && hi - lo > 8; round++) {
+    const uint64_t first = key(lo), last = key(hi - 1);
+    if (id <= first) return lo;
+    if (id > last) return hi;
+    // In double: a 128-bit integer division is a library call that costs
+    // more than the cache misses the guess saves. Rounding can only move
+    // the guess, never out of [lo, hi - 1].
+    const double fraction = static_cast<double>(id - first) / static_cast<double>(last - first);
+    const size_t guess =
+        lo + std::min(hi - 1 - lo, static_cast<size_t>(fraction * static_cast<double>(hi - 1 - lo)));
+    const uint64_t at = key(guess);
+    if (at == id) return guess;
+    if (at < id) {
+      lo = guess + 1;
+    } else {
+      hi = guess;
+    }
+  }
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (key(mid) < id) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+size_t ElementsFor(size_t packed_slots, size_t packed_bytes) {
+  return (packed_slots * packed_bytes + sizeof(LiveBlock) - 1) / sizeof(LiveBlock);
+}
+
+}  // namespace
 
 void LiveBlockSet::Clear() {
   hashed_ = false;
   live_ = 0;
   tombstones_ = 0;
   sorted_.clear();
+  hot_limit_ = kHotSlots;
+  packed_.clear();
+  runs_.clear();
+  packed_count_ = 0;
+  packed_tombstones_ = 0;
+  packed_last_id_ = 0;
+  expected_ = 0;
   map_.clear();
 }
 
 void LiveBlockSet::Reserve(size_t n) {
+  expected_ = n;
   if (hashed_) {
     map_.reserve(n);
-  } else {
-    sorted_.reserve(n);
+    return;
   }
+  sorted_.reserve(std::min(n, kHotSlots));
+  // Room to widen every slot in place at the hand-over; only what packing
+  // writes is ever made present.
+  if (n > kHotSlots) packed_.reserve(n);
 }
 
 const LiveBlockSet::Slot* LiveBlockSet::FindSlot(uint64_t id) const {
@@ -54,55 +113,215 @@ const LiveBlockSet::Slot* LiveBlockSet::FindSlot(uint64_t id) const {
     base += base->id < id ? 1 : 0;  // the first slot not below id
     return base != sorted_.data() + sorted_.size() && base->id == id ? base : nullptr;
   }
-  // Interpolation first: a server's ids are close to evenly spaced within a
-  // container, so the first guess usually lands on the slot or next to it
-  // (a DELETE then costs one or two cache misses, where a binary search of
-  // a large container costs a dozen). A few rounds at most, then binary
-  // search of what is left, so uneven ids cost no more than log n.
-  size_t lo = 0, hi = sorted_.size();  // the slot, if any, is in [lo, hi)
-  for (int round = 0; round < 3 && hi - lo > 8; round++) {
-    const uint64_t first = sorted_[lo].id, last = sorted_[hi - 1].id;
-    if (id < first || id > last) return nullptr;
-    // In double: a 128-bit integer division is a library call that costs
-    // more than the cache misses the guess saves. Rounding can only move
-    // the guess, never out of [lo, hi - 1].
-    const double fraction = static_cast<double>(id - first) / static_cast<double>(last - first);
-    const size_t guess =
-        lo + std::min(hi - 1 - lo, static_cast<size_t>(fraction * static_cast<double>(hi - 1 - lo)));
-    const uint64_t at = sorted_[guess].id;
-    if (at == id) return &sorted_[guess];
-    if (at < id) {
-      lo = guess + 1;
-    } else {
-      hi = guess;
-    }
-  }
-  auto it = std::lower_bound(sorted_.begin() + static_cast<std::ptrdiff_t>(lo),
-                             sorted_.begin() + static_cast<std::ptrdiff_t>(hi), id,
-                             [](const Slot& s, uint64_t v) { return s.id < v; });
-  return it != sorted_.begin() + static_cast<std::ptrdiff_t>(hi) && it->id == id ? &*it : nullptr;
+  const size_t i = LowerBound(sorted_.size(), id, [this](size_t k) { return sorted_[k].id; });
+  return i != sorted_.size() && sorted_[i].id == id ? &sorted_[i] : nullptr;
 }
 
 LiveBlockSet::Slot* LiveBlockSet::FindSlot(uint64_t id) {
   return const_cast<Slot*>(static_cast<const LiveBlockSet*>(this)->FindSlot(id));
 }
 
-void LiveBlockSet::MoveToHashMap() {
-  map_.reserve(std::max(sorted_.capacity(), live_ + 1));
-  for (const Slot& s : sorted_) {
-    if (s.loc.length != kTombstone) map_.emplace(s.id, s.loc);
+size_t LiveBlockSet::RunLength(const LiveBlock* blocks, size_t n, int64_t* base) {
+  // The run's base is its lowest offset: every block of it must lie within
+  // 32 bits of the first id and of that offset, and be shorter than the
+  // tombstone mark.
+  const uint64_t first_id = blocks[0].id;
+  int64_t lo = blocks[0].loc.offset, hi = lo;
+  size_t j = 0;
+  for (const size_t end = std::min(n, kRunSlots); j < end; j++) {
+    const LiveBlock& b = blocks[j];
+    const int64_t new_lo = std::min(lo, b.loc.offset), new_hi = std::max(hi, b.loc.offset);
+    if (!Fits(b.id - first_id, static_cast<uint64_t>(new_hi) - static_cast<uint64_t>(new_lo),
+              b.loc.length)) {
+      break;
+    }
+    lo = new_lo;
+    hi = new_hi;
   }
+  *base = lo;
+  return j;
+}
+
+LiveBlockSet::PackedRun LiveBlockSet::WriteRun(const LiveBlock* blocks, size_t n, int64_t base,
+                                               size_t at) {
+  // RunLength checked every field: no check per block here.
+  const uint64_t first_id = blocks[0].id;
+  for (size_t m = 0; m < n; m++) StorePacked(at + m, Encode(blocks[m], first_id, base));
+  packed_last_id_ = blocks[n - 1].id;
+  return PackedRun{first_id, base, at};
+}
+
+size_t LiveBlockSet::AppendRuns(const LiveBlock* blocks, size_t n) {
+  packed_.resize(ElementsFor(packed_count_ + n, kPackedBytes));
+  size_t i = 0;
+  while (i < n) {
+    int64_t base;
+    const size_t len = RunLength(blocks + i, n - i, &base);
+    if (len == 0) break;
+    runs_.push_back(WriteRun(blocks + i, len, base, packed_count_));
+    packed_count_ += len;
+    i += len;
+  }
+  packed_.resize(ElementsFor(packed_count_, kPackedBytes));
+  return i;
+}
+
+void LiveBlockSet::PackOldest() {
+  const auto cut = sorted_.begin() + static_cast<std::ptrdiff_t>(sorted_.size() - kHotSlots / 4);
+  auto live_end =
+      std::remove_if(sorted_.begin(), cut, [](const Slot& s) { return s.loc.length == kTombstone; });
+  const size_t live = static_cast<size_t>(live_end - sorted_.begin());
+  if (live_end != cut) {
+    tombstones_ -= static_cast<size_t>(cut - live_end);
+    sorted_.erase(live_end, cut);
+  }
+  const size_t packed = AppendRuns(sorted_.data(), live);
+  sorted_.erase(sorted_.begin(), sorted_.begin() + static_cast<std::ptrdiff_t>(packed));
+  if (packed < live) hot_limit_ = SIZE_MAX;
+}
+
+bool LiveBlockSet::FindPacked(uint64_t id, size_t* k, size_t* run) const {
+  // The last run whose first id is not above `id`.
+  size_t r = LowerBound(runs_.size(), id, [this](size_t i) { return runs_[i].first_id; });
+  if (r == runs_.size() || runs_[r].first_id != id) {
+    if (r == 0) return false;
+    r--;
+  }
+  if (id - runs_[r].first_id > UINT32_MAX) return false;
+  const uint32_t delta = static_cast<uint32_t>(id - runs_[r].first_id);
+  const size_t end = RunEnd(r);
+  size_t lo = runs_[r].begin, hi = end;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (LoadPacked(mid).id_delta < delta) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == end || LoadPacked(lo).id_delta != delta) return false;
+  *k = lo;
+  *run = r;
+  return true;
+}
+
+void LiveBlockSet::RepackLive() {
+  // Writing never overtakes reading: the slots written are live slots
+  // already read, and greedy runs over the live slots of the runs read so
+  // far are never more than those runs (each run's live slots fit one).
+  LiveBlock pending[2 * kRunSlots];
+  size_t n_pending = 0, out = 0, runs_out = 0;
+  // Writes the runs of `pending` while at least `keep_below` are left (a
+  // run is decided once kRunSlots blocks past its start are known).
+  auto write = [&](size_t keep_below) {
+    size_t i = 0;
+    while (n_pending - i >= keep_below && i < n_pending) {
+      int64_t base;
+      const size_t len = RunLength(pending + i, n_pending - i, &base);
+      runs_[runs_out++] = WriteRun(pending + i, len, base, out);
+      out += len;
+      i += len;
+    }
+    std::copy(pending + i, pending + n_pending, pending);
+    n_pending -= i;
+  };
+  const size_t runs_in = runs_.size();
+  for (size_t r = 0; r < runs_in; r++) {
+    const PackedRun run = runs_[r];
+    const size_t end = RunEnd(r);
+    for (size_t k = run.begin; k < end; k++) {
+      const PackedSlot p = LoadPacked(k);
+      if (p.length != kPackedTombstone) pending[n_pending++] = LiveBlock{run.IdOf(p), run.LocationOf(p)};
+    }
+    write(kRunSlots);
+  }
+  write(1);
+  runs_.resize(runs_out);
+  packed_count_ = out;
+  packed_tombstones_ = 0;
+  if (out == 0) packed_last_id_ = 0;
+  const size_t keep = ElementsFor(out, kPackedBytes);
+  packed_.resize(keep);
+  if (packed_.capacity() * sizeof(LiveBlock) >= kHugePageBytes) {
+    PageMemoryRelease(packed_.data() + keep, (packed_.capacity() - keep) * sizeof(LiveBlock));
+  }
+}
+
+void LiveBlockSet::CompactPackedIfMostlyDead() {
+  if (packed_tombstones_ <= packed_count_ - packed_tombstones_ || packed_count_ < kRunSlots) return;
+  RepackLive();
+}
+
+void LiveBlockSet::WidenPacked() {
+  // Backwards: live block k takes bytes [24 k, 24 k + 24), which held packed
+  // slots 2 k and 2 k + 1, both read already (slot k itself is read first).
+  packed_.resize(packed_count_);
+  for (size_t r = runs_.size(); r-- > 0;) {
+    const PackedRun run = runs_[r];
+    for (size_t k = RunEnd(r); k-- > run.begin;) {
+      const PackedSlot p = LoadPacked(k);
+      // Field by field, as StorePacked.
+      LiveBlock& b = packed_[k];
+      b.id = run.IdOf(p);
+      b.loc.offset = run.base_offset + static_cast<int64_t>(p.offset_delta);
+      b.loc.length = static_cast<int64_t>(p.length);
+    }
+  }
+  runs_.clear();
+  packed_count_ = 0;
+  packed_last_id_ = 0;
+}
+
+void LiveBlockSet::MoveToHashMap() {
+  map_.reserve(std::max({expected_, sorted_.capacity() + packed_count_, live_ + 1}));
+  ForEach([this](uint64_t id, const BlockLocation& loc) { map_.emplace(id, loc); });
   sorted_.clear();
   sorted_.shrink_to_fit();
   tombstones_ = 0;
+  packed_ = LiveBlocks();
+  runs_ = std::vector<PackedRun>();
+  packed_count_ = 0;
+  packed_tombstones_ = 0;
+  packed_last_id_ = 0;
   hashed_ = true;
 }
 
 bool LiveBlockSet::InsertSlow(uint64_t id, BlockLocation loc) {
   if (!hashed_) {
+    const bool past_last = sorted_.empty() ? packed_count_ == 0 || id > packed_last_id_
+                                           : id > sorted_.back().id;
+    if (past_last) {
+      if (sorted_.size() == sorted_.capacity()) {
+        // Full: packed at the limit, otherwise grown, never past the limit.
+        if (sorted_.size() >= hot_limit_) {
+          PackOldest();
+        } else if (hot_limit_ != SIZE_MAX) {
+          sorted_.reserve(std::min(std::max<size_t>(2 * sorted_.size(), 16), hot_limit_));
+        }
+      }
+      sorted_.push_back(LiveBlock{id, loc});
+      live_++;
+      return true;
+    }
     // Not past the last id: a live id, a tombstone, or out of order.
-    Slot* s = FindSlot(id);
-    if (s != nullptr) {
+    if (InPacked(id)) {
+      size_t k, r;
+      if (FindPacked(id, &k, &r)) {
+        PackedSlot p = LoadPacked(k);
+        if (p.length != kPackedTombstone) return false;
+        // Re-created after its DELETE: in place, if its run can hold it.
+        const PackedRun& run = runs_[r];
+        if (loc.offset >= run.base_offset &&
+            Fits(id - run.first_id,
+                 static_cast<uint64_t>(loc.offset) - static_cast<uint64_t>(run.base_offset),
+                 loc.length)) {
+          StorePacked(k, Encode(LiveBlock{id, loc}, run.first_id, run.base_offset));
+          packed_tombstones_--;
+          live_++;
+          return true;
+        }
+      }
+    } else if (Slot* s = FindSlot(id); s != nullptr) {
       if (s->loc.length != kTombstone) return false;
       s->loc = loc;  // re-created after its DELETE: the order still holds
       tombstones_--;
@@ -125,6 +344,19 @@ bool LiveBlockSet::Erase(uint64_t id, BlockLocation* erased) {
     live_--;
     return true;
   }
+  if (InPacked(id)) {
+    size_t k, r;
+    if (!FindPacked(id, &k, &r)) return false;
+    PackedSlot p = LoadPacked(k);
+    if (p.length == kPackedTombstone) return false;
+    *erased = runs_[r].LocationOf(p);
+    p.length = kPackedTombstone;
+    StorePacked(k, p);
+    packed_tombstones_++;
+    live_--;
+    CompactPackedIfMostlyDead();
+    return true;
+  }
   Slot* s = FindSlot(id);
   if (s == nullptr || s->loc.length == kTombstone) return false;
   *erased = s->loc;
@@ -138,20 +370,29 @@ bool LiveBlockSet::Erase(uint64_t id, BlockLocation* erased) {
 void LiveBlockSet::CompactIfMostlyDead() {
   // Small vectors are not worth the pass.
   constexpr size_t kMinSlots = 64;
-  if (tombstones_ <= live_ || sorted_.size() < kMinSlots) return;
+  if (tombstones_ <= sorted_.size() - tombstones_ || sorted_.size() < kMinSlots) return;
   sorted_.erase(std::remove_if(sorted_.begin(), sorted_.end(),
                                [](const Slot& s) { return s.loc.length == kTombstone; }),
                 sorted_.end());
   tombstones_ = 0;
 }
 
-const BlockLocation* LiveBlockSet::Find(uint64_t id) const {
+std::optional<BlockLocation> LiveBlockSet::Find(uint64_t id) const {
   if (hashed_) {
     auto it = map_.find(id);
-    return it == map_.end() ? nullptr : &it->second;
+    if (it == map_.end()) return std::nullopt;
+    return it->second;
+  }
+  if (InPacked(id)) {
+    size_t k, r;
+    if (!FindPacked(id, &k, &r)) return std::nullopt;
+    const PackedSlot p = LoadPacked(k);
+    if (p.length == kPackedTombstone) return std::nullopt;
+    return runs_[r].LocationOf(p);
   }
   const Slot* s = FindSlot(id);
-  return s == nullptr || s->loc.length == kTombstone ? nullptr : &s->loc;
+  if (s == nullptr || s->loc.length == kTombstone) return std::nullopt;
+  return s->loc;
 }
 
 LiveBlocks LiveBlockSet::TakeSorted() {
@@ -167,10 +408,20 @@ LiveBlocks LiveBlockSet::TakeSorted() {
                                    [](const Slot& s) { return s.loc.length == kTombstone; }),
                     sorted_.end());
     }
+    if (packed_count_ > 0) {
+      // The packed slots widened where they are, the newest appended: no
+      // second array of every live block.
+      if (packed_tombstones_ > 0) RepackLive();
+      packed_.reserve(packed_count_ + sorted_.size());
+      WidenPacked();
+      packed_.insert(packed_.end(), sorted_.begin(), sorted_.end());
+      out = std::move(packed_);
+    } else {
+      out = std::move(sorted_);
+    }
     // A copy of the live entries when more than an eighth would be spare:
     // it costs a fraction of what parsing them did.
-    if (sorted_.capacity() - sorted_.size() > sorted_.size() / 8 + 64) sorted_.shrink_to_fit();
-    out = std::move(sorted_);
+    if (out.capacity() - out.size() > out.size() / 8 + 64) out.shrink_to_fit();
   }
   Clear();
   return out;

@@ -21,6 +21,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
 
 namespace kudu {
 
@@ -92,6 +95,21 @@ struct PageMemoryAllocator {
     } else {
       std::allocator<T>().deallocate(p, n);
     }
+  }
+  // A trivially constructible element is left as it is (default-initialised)
+  // where a std::allocator would zero it: `resize` of an array written next
+  // does not write it twice. Anything else is value-initialised as usual.
+  template <typename U>
+  void construct(U* p) {
+    if constexpr (std::is_trivially_default_constructible<U>::value) {
+      ::new (static_cast<void*>(p)) U;
+    } else {
+      ::new (static_cast<void*>(p)) U();
+    }
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
   friend bool operator==(const PageMemoryAllocator&, const PageMemoryAllocator&) { return true; }
   friend bool operator!=(const PageMemoryAllocator&, const PageMemoryAllocator&) { return false; }

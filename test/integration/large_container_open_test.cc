@@ -1,0 +1,106 @@
+// Licensed to the Apache Software Foundation (ASF) under one
+// or more contributor license agreements.  See the NOTICE file
+// distributed with this work for additional information
+// regarding copyright ownership.  The ASF licenses this file
+// to you under the Apache License, Version 2.0 (the
+// "License"); you may not use this file except in compliance
+// with the License.  You may obtain a copy of the License at
+//
+//   http://www.apache.org/licenses/LICENSE-2.0
+//
+// Unless required by applicable law or agreed to in writing,
+// software distributed under the License is distributed on an
+// "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY
+// KIND, either express or implied.  See the License for the
+// specific language governing permissions and limitations
+// under the License.
+
+// One container whose replay holds more blocks than a live set keeps 24
+// bytes wide (so the oldest are packed, then widened again for the merge):
+// filled and emptied later, or filled and kept, plain and encrypted, it
+// opens to exactly the live set the writer recorded under every strategy.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kudu/fs/block_manager_open.h"
+#include "kudu/fs/live_block_set.h"
+#include "kudu/tools/block_workload.h"
+#include "util/fs_fixture_util.h"
+#include "util/reference_replay_util.h"
+#include "util/test_macros.h"
+#include "util/test_util.h"
+
+namespace kudu {
+namespace fs {
+namespace {
+
+struct LargeContainerCase {
+  int deleted_percentage;
+  bool encrypted;
+};
+
+class LargeContainerOpenTest : public ::testing::TestWithParam<LargeContainerCase> {};
+
+TEST_P(LargeContainerOpenTest, OpensToTheGeneratedLiveSet) {
+  const LargeContainerCase& lc = GetParam();
+  test::TempDir tmp;
+  const std::vector<std::string> roots = {tmp.Join("dir")};
+  ServerKey key = test::TestServerKey(16);
+  const ServerKey* k = lc.encrypted ? &key : nullptr;
+
+  tools::BlockWorkloadOptions wo;
+  wo.writer.data_dirs = roots;
+  wo.writer.server_key = k;
+  wo.writer.sync = false;
+  wo.writer.sparse_data = true;
+  wo.containers = 1;
+  // Past the packing limit by half, so that blocks are packed more than once.
+  wo.blocks_per_container = static_cast<int64_t>(LiveBlockSet::kHotSlots * 3 / 2);
+  wo.deleted_block_percentage = lc.deleted_percentage;
+  wo.delete_after_creating = true;
+  wo.seed = 3;
+  tools::BlockWorkloadResult gen;
+  ASSERT_OK(tools::RunBlockWorkload(wo, &gen));
+  ASSERT_EQ(1u, gen.containers);
+  test::LiveSet expected;
+  for (const tools::GeneratedBlock& b : gen.live) {
+    expected[b.id.id()] = std::make_tuple(b.container_id, b.offset, b.length);
+  }
+  ASSERT_EQ(gen.blocks_created - gen.blocks_deleted, expected.size());
+  // The writer did fill the container first: every DELETE after the last
+  // CREATE, so the replay holds every block at that point of the file.
+  test::ReferenceReplay ref;
+  ASSERT_OK(test::ReplayDataDirs(roots, k, &ref));
+  ASSERT_EQ(1u, ref.records.size());
+  const std::vector<BlockRecordPB>& records = ref.records.begin()->second;
+  const auto first_delete = std::find_if(records.begin(), records.end(), [](const BlockRecordPB& r) {
+    return r.op_type() == DELETE;
+  });
+  EXPECT_EQ(static_cast<size_t>(first_delete - records.begin()), gen.blocks_created);
+  EXPECT_EQ(records.size(), gen.blocks_created + gen.blocks_deleted);
+
+  for (StrategyChoice choice : test::kAllStrategyChoices) {
+    SCOPED_TRACE(StrategyChoiceName(choice));
+    OpenResult r;
+    ASSERT_OK(OpenBlockManager(test::OpenOptions(roots, k, choice), &r));
+    ASSERT_EQ(OpenResult::Failure::kNone, r.failure);
+    EXPECT_EQ(expected, test::LiveSetOf(r));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    FilledAndEmptiedOrKept, LargeContainerOpenTest,
+    ::testing::Values(LargeContainerCase{90, false}, LargeContainerCase{0, false},
+                      LargeContainerCase{90, true}),
+    [](const ::testing::TestParamInfo<LargeContainerCase>& i) {
+      return std::to_string(i.param.deleted_percentage) + "pct_deleted_" +
+             (i.param.encrypted ? "encrypted" : "plain");
+    });
+
+}  // namespace
+}  // namespace fs
+}  // namespace kudu
