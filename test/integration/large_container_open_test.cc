@@ -58,7 +58,7 @@ TEST_P(LargeContainerOpenTest, OpensToTheGeneratedLiveSet) {
   wo.writer.sync = false;
   wo.writer.sparse_data = true;
   wo.containers = 1;
-  // Past the packing limit by half, so that blocks are packed more than once.
+  // Past the packing limit by half: packed once, then widened at the hand-over.
   wo.blocks_per_container = static_cast<int64_t>(LiveBlockSet::kHotSlots * 3 / 2);
   wo.deleted_block_percentage = lc.deleted_percentage;
   wo.delete_after_creating = true;
