@@ -18,10 +18,12 @@
 // One container whose replay holds more blocks than a live set keeps 24
 // bytes wide (so the oldest are packed, then widened again for the merge):
 // filled and emptied later, or filled and kept, plain and encrypted, it
-// opens to exactly the live set the writer recorded under every strategy.
+// opens to exactly the live set the writer recorded under every strategy,
+// and after a replay that packed and then failed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -29,6 +31,7 @@
 #include "kudu/fs/block_manager_open.h"
 #include "kudu/fs/live_block_set.h"
 #include "kudu/tools/block_workload.h"
+#include "kudu/util/io_fault_injector.h"
 #include "util/fs_fixture_util.h"
 #include "util/reference_replay_util.h"
 #include "util/test_macros.h"
@@ -90,6 +93,50 @@ TEST_P(LargeContainerOpenTest, OpensToTheGeneratedLiveSet) {
     ASSERT_EQ(OpenResult::Failure::kNone, r.failure);
     EXPECT_EQ(expected, test::LiveSetOf(r));
   }
+}
+
+// A Windowed replay that fails at its last window read, long after it
+// packed the container's oldest blocks, starts again with Streaming from an
+// empty set: the open still gives exactly the generator's live set.
+TEST(LargeContainerFallbackTest, AFailedReplayThatPackedStartsAgainFromNothing) {
+  test::TempDir tmp;
+  const std::vector<std::string> roots = {tmp.Join("dir")};
+  tools::BlockWorkloadOptions wo;
+  wo.writer.data_dirs = roots;
+  wo.writer.sync = false;
+  wo.writer.sparse_data = true;
+  wo.containers = 1;
+  wo.blocks_per_container = static_cast<int64_t>(LiveBlockSet::kHotSlots * 3 / 2);
+  wo.deleted_block_percentage = 90;
+  wo.delete_after_creating = true;
+  wo.seed = 5;
+  tools::BlockWorkloadResult gen;
+  ASSERT_OK(tools::RunBlockWorkload(wo, &gen));
+  test::LiveSet expected;
+  for (const tools::GeneratedBlock& b : gen.live) {
+    expected[b.id.id()] = std::make_tuple(b.container_id, b.offset, b.length);
+  }
+
+  BlockManagerOpenOptions opts = test::OpenOptions(roots, nullptr, StrategyChoice::kWindowed);
+  opts.policy.window_bytes = 1 << 20;
+  OpenResult clean;
+  IoFaultInjector::Arm(IoOp::kRead, UINT64_MAX, IoFault::kNone, ".metadata");  // counts only
+  ASSERT_OK(OpenBlockManager(opts, &clean));
+  const uint64_t reads = IoFaultInjector::Count(IoOp::kRead);
+  IoFaultInjector::Disarm();
+  ASSERT_EQ(expected, test::LiveSetOf(clean));
+  ASSERT_EQ(0u, clean.replay.fallbacks);
+  ASSERT_GT(reads, 8u) << "the file spans several windows";  // ~14 MB
+
+  // The last read of the metadata file: every CREATE was replayed by then.
+  IoFaultInjector::Arm(IoOp::kRead, reads, IoFault::kEIO, ".metadata");
+  OpenResult r;
+  ASSERT_OK(OpenBlockManager(opts, &r));
+  const bool fired = IoFaultInjector::Fired();
+  IoFaultInjector::Disarm();
+  ASSERT_TRUE(fired);
+  EXPECT_EQ(1u, r.replay.fallbacks);
+  EXPECT_EQ(expected, test::LiveSetOf(r));
 }
 
 INSTANTIATE_TEST_SUITE_P(
