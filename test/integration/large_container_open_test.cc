@@ -41,6 +41,30 @@ namespace kudu {
 namespace fs {
 namespace {
 
+// One container of 1.5 kHotSlots blocks (packed once, then widened at the
+// hand-over), `deleted_percentage` of them deleted after the last CREATE,
+// written into `roots`; `*expected` is the live set the writer recorded.
+void WriteLargeContainer(const std::vector<std::string>& roots, const ServerKey* key,
+                         int deleted_percentage, uint64_t seed, tools::BlockWorkloadResult* gen,
+                         test::LiveSet* expected) {
+  tools::BlockWorkloadOptions wo;
+  wo.writer.data_dirs = roots;
+  wo.writer.server_key = key;
+  wo.writer.sync = false;
+  wo.writer.sparse_data = true;
+  wo.containers = 1;
+  wo.blocks_per_container = static_cast<int64_t>(LiveBlockSet::kHotSlots * 3 / 2);
+  wo.deleted_block_percentage = deleted_percentage;
+  wo.delete_after_creating = true;
+  wo.seed = seed;
+  ASSERT_OK(tools::RunBlockWorkload(wo, gen));
+  ASSERT_EQ(1u, gen->containers);
+  for (const tools::GeneratedBlock& b : gen->live) {
+    (*expected)[b.id.id()] = std::make_tuple(b.container_id, b.offset, b.length);
+  }
+  ASSERT_EQ(gen->blocks_created - gen->blocks_deleted, expected->size());
+}
+
 struct LargeContainerCase {
   int deleted_percentage;
   bool encrypted;
@@ -55,25 +79,10 @@ TEST_P(LargeContainerOpenTest, OpensToTheGeneratedLiveSet) {
   ServerKey key = test::TestServerKey(16);
   const ServerKey* k = lc.encrypted ? &key : nullptr;
 
-  tools::BlockWorkloadOptions wo;
-  wo.writer.data_dirs = roots;
-  wo.writer.server_key = k;
-  wo.writer.sync = false;
-  wo.writer.sparse_data = true;
-  wo.containers = 1;
-  // Past the packing limit by half: packed once, then widened at the hand-over.
-  wo.blocks_per_container = static_cast<int64_t>(LiveBlockSet::kHotSlots * 3 / 2);
-  wo.deleted_block_percentage = lc.deleted_percentage;
-  wo.delete_after_creating = true;
-  wo.seed = 3;
   tools::BlockWorkloadResult gen;
-  ASSERT_OK(tools::RunBlockWorkload(wo, &gen));
-  ASSERT_EQ(1u, gen.containers);
   test::LiveSet expected;
-  for (const tools::GeneratedBlock& b : gen.live) {
-    expected[b.id.id()] = std::make_tuple(b.container_id, b.offset, b.length);
-  }
-  ASSERT_EQ(gen.blocks_created - gen.blocks_deleted, expected.size());
+  ASSERT_NO_FATAL_FAILURE(
+      WriteLargeContainer(roots, k, lc.deleted_percentage, /*seed=*/3, &gen, &expected));
   // The writer did fill the container first: every DELETE after the last
   // CREATE, so the replay holds every block at that point of the file.
   test::ReferenceReplay ref;
@@ -101,21 +110,9 @@ TEST_P(LargeContainerOpenTest, OpensToTheGeneratedLiveSet) {
 TEST(LargeContainerFallbackTest, AFailedReplayThatPackedStartsAgainFromNothing) {
   test::TempDir tmp;
   const std::vector<std::string> roots = {tmp.Join("dir")};
-  tools::BlockWorkloadOptions wo;
-  wo.writer.data_dirs = roots;
-  wo.writer.sync = false;
-  wo.writer.sparse_data = true;
-  wo.containers = 1;
-  wo.blocks_per_container = static_cast<int64_t>(LiveBlockSet::kHotSlots * 3 / 2);
-  wo.deleted_block_percentage = 90;
-  wo.delete_after_creating = true;
-  wo.seed = 5;
   tools::BlockWorkloadResult gen;
-  ASSERT_OK(tools::RunBlockWorkload(wo, &gen));
   test::LiveSet expected;
-  for (const tools::GeneratedBlock& b : gen.live) {
-    expected[b.id.id()] = std::make_tuple(b.container_id, b.offset, b.length);
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteLargeContainer(roots, nullptr, 90, /*seed=*/5, &gen, &expected));
 
   BlockManagerOpenOptions opts = test::OpenOptions(roots, nullptr, StrategyChoice::kWindowed);
   opts.policy.window_bytes = 1 << 20;
