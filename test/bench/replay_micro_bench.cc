@@ -352,7 +352,10 @@ BENCHMARK(BM_LeastWorkAboveTheFloor)->DenseRange(0, 3)->Unit(benchmark::kMillise
 // a random block still live), where the vector stays a few hundred slots
 // and every DELETE searches it; 3: no DELETE, and the set handed over
 // (TakeSorted) as a replay's end does: a container holding millions of
-// live blocks, whose oldest slots are packed and widened again.
+// live blocks, whose oldest slots are packed and widened again; 4: one
+// container of a server that deletes 99 % of its blocks at random among
+// every container's (the 1,000 x 5,000 state of docs/benchmarks.md), whose
+// set grows to a few thousand slots that its DELETEs search.
 void BM_LiveBlockSet(benchmark::State& state) {
   const size_t n = static_cast<size_t>(state.range(0));
   const int mode = static_cast<int>(state.range(1));
@@ -379,6 +382,30 @@ void BM_LiveBlockSet(benchmark::State& state) {
       }
     }
     records += deleted;
+  } else if (mode == 4) {
+    // One container of a server that deletes 99 % of what it writes, at
+    // random among every container's live blocks (the generator's
+    // --deleted_block_percentage=99 state): 1,000 containers of n blocks
+    // written one after another, this one the 500th. Its live set grows to
+    // most of its blocks while it is written and decays long after, so a
+    // DELETE searches a few thousand slots. The DELETEs that come after its
+    // last CREATE follow it, as they do in its metadata file.
+    constexpr size_t kContainers = 1000, kMine = 500;
+    std::vector<std::pair<size_t, size_t>> live;  // (container, index)
+    uint64_t deleted = 0;
+    const uint64_t total = kContainers * n;
+    for (uint64_t c = 0; c < total; c++) {
+      live.emplace_back(c / n, c % n);
+      const uint64_t due = (c + 1) * 99 / 100;
+      while (deleted < due) {
+        const size_t k = rng() % live.size();
+        if (live[k].first == kMine) deletes[c / n == kMine ? c % n : n - 1].push_back(live[k].second);
+        live[k] = live.back();
+        live.pop_back();
+        deleted++;
+      }
+    }
+    for (const auto& d : deletes) records += d.size();
   } else if (mode != 3) {
     for (size_t i = 9; i < n; i += 9) deletes[i - 1].push_back(rng() % i);
     records += n / 9;
@@ -406,6 +433,7 @@ BENCHMARK(BM_LiveBlockSet)
     ->Args({1000000, 1})
     ->Args({1000000, 2})
     ->Args({2000000, 3})
+    ->Args({5000, 4})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
