@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -193,6 +194,11 @@ TEST(LiveBlockSetTest, FindsIdsWhateverTheirSpacing) {
     ids.push_back(UINT64_MAX);
     ExpectFindsExactlyTheIds(ids);
   }
+  // Sparse first, then a dense cluster: the guess lands past the block.
+  std::vector<uint64_t> ids = {1, 2};
+  for (uint64_t i = 0; i < 3000; i++) ids.push_back((1ULL << 62) + i);
+  ids.push_back(UINT64_MAX);
+  ExpectFindsExactlyTheIds(ids);
 }
 
 // Every size from one slot to past the direct search's limit, evenly spaced
@@ -206,6 +212,20 @@ TEST(LiveBlockSetTest, FindsIdsInSetsOfEverySize) {
       ADD_FAILURE() << "set of " << n << " ids";
       return;
     }
+  }
+}
+
+// A server that deletes nearly all it writes leaves each container the
+// random survivors of its ids, a few thousand slots searched once per
+// DELETE: found near where evenly spaced ids would put them, at either end
+// of the set as well as in its middle, and every id between them not.
+TEST(LiveBlockSetTest, FindsTheSurvivorsOfRandomDeletions) {
+  std::mt19937_64 rng(5);
+  for (size_t n : {1025, 1500, 3000, 4096, 5000, 20000}) {
+    SCOPED_TRACE(n);
+    std::vector<uint64_t> ids;
+    for (uint64_t id = 1000; ids.size() < n; id += 1 + rng() % 8) ids.push_back(id);
+    ExpectFindsExactlyTheIds(ids);
   }
 }
 

@@ -152,8 +152,9 @@ class LiveBlockSet {
   // A valid length is never negative (the record semantics reject it).
   static constexpr int64_t kTombstone = -1;
   // FindSlot searches this many slots (24 KiB, within the L1 cache)
-  // directly; more, it interpolates first. Out of the cache a branchless
-  // search is slower than a branchy one, whose predicted loads run ahead.
+  // directly; more, it first guesses from the ids where the block is and
+  // searches a window around the guess (about 4 sqrt(n) slots), the whole
+  // set only where the ids are too uneven for the window to hold it.
   static constexpr size_t kSearchDirectlyAtMost = 1024;
   using Slot = LiveBlock;
   // The slot holding `id` (live or tombstone), or nullptr.
