@@ -147,11 +147,17 @@ const LiveBlockSet::Slot* LiveBlockSet::FindSlot(uint64_t id) const {
   const Slot* s = BranchlessLowerBound(data + begin, window, id);
   const bool after = s == data + begin + window;
   if (!after && s->id == id) return s;
-  // Not in the window: absent, or ids less even than the guess assumed.
+  // Not in the window: absent, or ids less even than the guess assumed (a
+  // container's oldest blocks thinned by DELETEs and compacted, its newest
+  // still dense): then the rest of the set on the side where the id is,
+  // without branches as well. One window search in six falls back on the
+  // 1,000 x 5,000 state at 99 % deleted.
   const bool before = begin > 0 && data[begin].id > id;
   if (!before && !(after && begin + window < n)) return nullptr;
-  const size_t i = LowerBound(n, id, [data](size_t k) { return data[k].id; });
-  return i != n && data[i].id == id ? &data[i] : nullptr;
+  const Slot* rest = before ? data : data + begin + window;
+  const size_t rest_n = before ? begin : n - begin - window;
+  const Slot* t = BranchlessLowerBound(rest, rest_n, id);
+  return t != rest + rest_n && t->id == id ? t : nullptr;
 }
 
 LiveBlockSet::Slot* LiveBlockSet::FindSlot(uint64_t id) {

@@ -153,8 +153,9 @@ class LiveBlockSet {
   static constexpr int64_t kTombstone = -1;
   // FindSlot searches this many slots (24 KiB, within the L1 cache)
   // directly; more, it first guesses from the ids where the block is and
-  // searches a window around the guess (about 4 sqrt(n) slots), the whole
-  // set only where the ids are too uneven for the window to hold it.
+  // searches a window around the guess (about 4 sqrt(n) slots), and the
+  // rest of the set on the id's side where the ids are too uneven for the
+  // window to hold it.
   static constexpr size_t kSearchDirectlyAtMost = 1024;
   using Slot = LiveBlock;
   // The slot holding `id` (live or tombstone), or nullptr.
