@@ -27,11 +27,12 @@ namespace fs {
 namespace {
 
 // The first index in [0, n) whose key is not below `id` (n if none), for
-// strictly ascending keys. Interpolation first: a server's ids are close to
-// evenly spaced within a container, so the first guess usually lands on the
-// key or next to it (a DELETE then costs one or two cache misses, where a
-// binary search of a large container costs a dozen). A few rounds at most,
-// then binary search of what is left, so uneven ids cost no more than log n.
+// strictly ascending keys (the packed runs' first ids). Interpolation
+// first: a server's ids are close to evenly spaced within a container, so
+// the first guess usually lands on the key or next to it (one or two cache
+// misses, where a binary search of millions of blocks' runs costs a dozen).
+// A few rounds at most, then binary search of what is left, so uneven ids
+// cost no more than log n.
 template <typename KeyAt>
 size_t LowerBound(size_t n, uint64_t id, const KeyAt& key) {
   size_t lo = 0, hi = n;  // the answer is in [lo, hi]
