@@ -20,6 +20,8 @@
 // writes reads back through the reference reader exactly as written.
 #include "kudu/fs/container_writer.h"
 
+#include <sys/resource.h>
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -456,6 +458,30 @@ TEST_F(ContainerWriterTest, DeletesReopenEvictedContainers) {
   EXPECT_EQ(bm.live_blocks().size(), replay.live.size());
   EXPECT_EQ(13u, replay.live.size());
   for (const auto& e : bm.live_blocks()) EXPECT_EQ(1u, replay.live.count(e.first.id()));
+}
+
+// By default as many containers keep their files open as a quarter of the
+// descriptor limit holds (two each): DELETEs spread over a few hundred
+// containers then reopen none of them.
+TEST_F(ContainerWriterTest, ContainersStayOpenUpToAQuarterOfTheDescriptorLimit) {
+  struct rlimit limit;
+  ASSERT_EQ(0, ::getrlimit(RLIMIT_NOFILE, &limit));
+  const uint64_t fds = limit.rlim_cur == RLIM_INFINITY ? (uint64_t{1} << 20) : limit.rlim_cur;
+  const size_t allowed = std::max<size_t>(64, static_cast<size_t>(fds / 8));
+  ContainerWriterOptions o = Options(1);
+  o.max_container_blocks = 1;
+  LogWritableBlockManager bm(o);
+  ASSERT_OK(bm.Open());
+  constexpr size_t kContainers = 300;
+  for (size_t i = 0; i < kContainers; i++) {
+    BlockId id;
+    ASSERT_OK(bm.CreateBlock(Payload(100, 'o'), &id));
+  }
+  ASSERT_EQ(kContainers, bm.containers().size());
+  size_t open = 0;
+  for (const auto& c : bm.containers()) open += c->is_open();
+  EXPECT_EQ(std::min(kContainers, allowed + 1), open) << "descriptor limit " << fds;
+  ASSERT_OK(bm.Close());
 }
 
 TEST_F(ContainerWriterTest, SameSeedGivesIdenticalFiles) {

@@ -138,10 +138,14 @@ struct ContainerWriterOptions {
   // place of roll_after_blocks (a shape too, not full).
   std::vector<int64_t> container_block_limits;
 
-  // How many containers keep their files open. Deletes reach back into old
-  // containers; beyond this many, the least recently used one is closed and
-  // reopened on demand, so a server-sized directory does not exhaust fds.
-  size_t max_open_containers = 64;
+  // How many containers keep their files open (two descriptors each).
+  // Deletes reach back into old containers; beyond this many, the least
+  // recently used one is closed and reopened on demand, so a server-sized
+  // directory does not exhaust fds. 0: as many as a quarter of the
+  // process's descriptor limit holds (RLIMIT_NOFILE), at least 64. A fixed
+  // 64 reopened a few hundred containers for every group commit of DELETEs
+  // spread over 1,000 of them (docs/benchmarks.md, "Generation rate").
+  size_t max_open_containers = 0;
 };
 
 // One container's pair of files, opened for writing.
@@ -389,6 +393,7 @@ class LogWritableBlockManager {
   std::vector<uint64_t> block_sizes_;  // per data dir
   SeededRandom rng_;
   bool opened_ = false;
+  size_t open_limit_ = 64;  // containers with open files, from max_open_containers
   size_t next_dir_ = 0;
   size_t containers_created_ = 0;
   uint64_t next_block_id_;

@@ -17,6 +17,8 @@
 
 // LogWritableBlockManager (fs/container_writer.h): the containers of several
 // data dirs, block creation and deletion across them.
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <random>
@@ -82,6 +84,15 @@ Status LogWritableBlockManager::Open() {
     if (bs == 0) RETURN_NOT_OK(env::GetBlockSize(dir, &bs));
     block_sizes_.push_back(bs == 0 ? 4096 : bs);
   }
+  open_limit_ = std::max<size_t>(opts_.max_open_containers, 2);
+  if (opts_.max_open_containers == 0) {
+    struct rlimit limit;
+    open_limit_ = 64;
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0) {
+      const uint64_t fds = limit.rlim_cur == RLIM_INFINITY ? (uint64_t{1} << 20) : limit.rlim_cur;
+      open_limit_ = std::max<size_t>(open_limit_, static_cast<size_t>(fds / 4 / 2));
+    }
+  }
   opened_ = true;
   return Status::OK();
 }
@@ -98,9 +109,8 @@ Status LogWritableBlockManager::Touch(LogBlockContainerWriter* c) {
   open_pos_[c] = open_lru_.begin();
   // Close the least recently used containers beyond the limit, but never the
   // one being filled or the one just touched.
-  const size_t limit = std::max<size_t>(opts_.max_open_containers, 2);
   auto victim = open_lru_.end();
-  while (open_lru_.size() > limit && victim != open_lru_.begin()) {
+  while (open_lru_.size() > open_limit_ && victim != open_lru_.begin()) {
     --victim;
     LogBlockContainerWriter* v = *victim;
     if (v == c || v == current_) continue;
