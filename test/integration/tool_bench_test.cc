@@ -96,7 +96,9 @@ std::map<std::string, json> CheckWorkload(const json& w, int repetitions) {
       const size_t short_runs = w["short_state"]["runs"].get<size_t>();
       EXPECT_GT(short_runs, static_cast<size_t>(repetitions));
       EXPECT_TRUE(runs == static_cast<size_t>(repetitions) || runs == short_runs) << runs;
-      if (name == "floor") EXPECT_EQ(short_runs, runs);
+      if (name == "floor") {
+        EXPECT_EQ(short_runs, runs);
+      }
     } else {
       EXPECT_EQ(static_cast<size_t>(repetitions), runs);
     }

@@ -224,7 +224,9 @@ TEST_F(ToolCheckUnreadableTest, AnAclEntryThatRefusesWritingIsFatal) {
   ASSERT_FALSE(HasFatalFailure());
   for (const std::string& file : {metadata, DataFileOf(metadata)}) {
     SCOPED_TRACE(file);
-    if (::geteuid() == 0) ASSERT_EQ(0, ::chown(file.c_str(), 12345, 12345));
+    if (::geteuid() == 0) {
+      ASSERT_EQ(0, ::chown(file.c_str(), 12345, 12345));
+    }
     ASSERT_EQ(0, ::chmod(file.c_str(), 0666));
     RunResult bits_only = RunUnprivileged({"fs", "check", "--fs_data_dirs=" + root});
     EXPECT_EQ(0, bits_only.exit_status) << Describe(bits_only);

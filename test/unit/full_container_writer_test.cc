@@ -121,8 +121,11 @@ TEST_F(FullContainerWriterTest, AFullContainerDiesWithItsLastBlock) {
     EXPECT_EQ(delete_dead, !env::FileExists(full_metadata));
     // What it wrote still counts among the bytes written.
     EXPECT_EQ(full_metadata_size, last_delete);
-    if (delete_dead) EXPECT_LT(full_metadata_size, bm.deleted_metadata_bytes());
-    if (!delete_dead) EXPECT_EQ(0u, bm.deleted_metadata_bytes());
+    if (delete_dead) {
+      EXPECT_LT(full_metadata_size, bm.deleted_metadata_bytes());
+    } else {
+      EXPECT_EQ(0u, bm.deleted_metadata_bytes());
+    }
     EXPECT_EQ(delete_dead ? 1u : 2u, bm.containers().size());
     // The container being filled has no live block either, but takes more.
     EXPECT_TRUE(env::FileExists(bm.containers().back()->data_path()));

@@ -112,7 +112,9 @@ TEST(PbContainerLookAheadTest, AgreesWithTheRuleOnRandomFiles) {
         const bool want = Reference(f, from, check, &want_at);
         const ScanResult got = Scan(f, from, rng() % 9, chunk, check);
         ASSERT_EQ(want, got.found) << "chunk " << chunk;
-        if (want) EXPECT_EQ(want_at, got.at) << "chunk " << chunk;
+        if (want) {
+          EXPECT_EQ(want_at, got.at) << "chunk " << chunk;
+        }
       }
     }
   }
