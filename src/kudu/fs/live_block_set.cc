@@ -101,7 +101,7 @@ void LiveBlockSet::Reserve(size_t n) {
 namespace {
 
 // The first slot of `base[0, n)` (n >= 1) whose id is not below `id`, or
-// base + n - 1 if every id is: a binary search without branches, each step
+// base + n if every id is below it: a binary search without branches, each step
 // a conditional move and a load, nothing for the branch predictor to miss.
 // Its loads depend on each other, but the replay's next records do not
 // depend on them, so the core runs ahead into those while they come.
@@ -139,10 +139,11 @@ const LiveBlockSet::Slot* LiveBlockSet::FindSlot(uint64_t id) const {
   // In double: an integer division of the product would need 128 bits.
   const double fraction = static_cast<double>(id - first) / static_cast<double>(last - first);
   const size_t guess = std::min(n - 1, static_cast<size_t>(fraction * static_cast<double>(n - 1)));
-  // Evenly spaced ids (a container written alone, few blocks deleted yet)
-  // put the block right at the guess, almost always or almost never: a
-  // branch the predictor learns, and one load where the window takes a
-  // dozen.
+  // Evenly spaced ids (a container written alone whose DELETEs have left
+  // tombstones in place, not yet compacted away) put the block right at
+  // the guess: one load where the window takes a dozen. Half the searches
+  // of the 1,000 x 5,000 state end here; a set whose ids are not even
+  // misses in a row, which the branch predictor learns.
   if (data[guess].id == id) return &data[guess];
   const size_t begin = std::min(n - window, guess - std::min(guess, window / 2));
   const Slot* s = BranchlessLowerBound(data + begin, window, id);
