@@ -340,12 +340,16 @@ TEST_F(ContainerWriterTest, RecordsReadBackWithTheReferenceReader) {
       ReferenceReplay replay;
       ASSERT_OK(ReplayDataDirs(o.data_dirs, encrypt ? &key : nullptr, &replay));
       ASSERT_EQ(bm.live_blocks().size(), replay.live.size());
-      for (const auto& e : bm.live_blocks()) {
-        const auto& r = replay.live.at(e.first.id());
-        EXPECT_EQ(e.second.container->id(), r.container_id);
-        EXPECT_EQ(e.second.offset, r.offset);
-        EXPECT_EQ(e.second.length, r.length);
-      }
+      uint64_t previous = 0;
+      bm.live_blocks().ForEach([&](BlockId id, const LogWritableBlockManager::WrittenBlock& w) {
+        EXPECT_LT(previous, id.id()) << "not by ascending id";
+        previous = id.id();
+        const auto& r = replay.live.at(id.id());
+        EXPECT_EQ(w.container->id(), r.container_id);
+        EXPECT_EQ(w.offset, r.offset);
+        EXPECT_EQ(w.length, r.length);
+        EXPECT_EQ(w.offset, bm.live_blocks().at(id).offset);
+      });
     }
   }
 }
@@ -423,6 +427,10 @@ TEST_F(ContainerWriterTest, DeletingAnUnknownBlockWritesNothing) {
   const uint64_t size = bm.current_container()->metadata_size();
   Status s = bm.DeleteBlocks({a, BlockId(a.id() + 100)});
   EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  // Below every container's ids, and the next id, not yet given out.
+  EXPECT_TRUE(bm.DeleteBlock(BlockId(a.id() - 1)).IsNotFound());
+  EXPECT_TRUE(bm.DeleteBlock(BlockId(a.id() + 1)).IsNotFound());
+  EXPECT_FALSE(bm.live_blocks().find(BlockId(a.id() - 1)).has_value());
   s = bm.DeleteBlocks({a, a});
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_EQ(size, bm.current_container()->metadata_size());
@@ -457,7 +465,9 @@ TEST_F(ContainerWriterTest, DeletesReopenEvictedContainers) {
   ASSERT_OK(ReplayDataDirs(o.data_dirs, &key, &replay));
   EXPECT_EQ(bm.live_blocks().size(), replay.live.size());
   EXPECT_EQ(13u, replay.live.size());
-  for (const auto& e : bm.live_blocks()) EXPECT_EQ(1u, replay.live.count(e.first.id()));
+  bm.live_blocks().ForEach([&](BlockId id, const LogWritableBlockManager::WrittenBlock&) {
+    EXPECT_EQ(1u, replay.live.count(id.id()));
+  });
 }
 
 // By default as many containers keep their files open as a quarter of the

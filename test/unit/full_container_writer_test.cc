@@ -130,8 +130,13 @@ TEST_F(FullContainerWriterTest, AFullContainerDiesWithItsLastBlock) {
     // The container being filled has no live block either, but takes more.
     EXPECT_TRUE(env::FileExists(bm.containers().back()->data_path()));
     EXPECT_EQ(bm.containers().back().get(), bm.current_container());
-    Create(&bm, 1);
+    const std::vector<BlockId> later = Create(&bm, 1);
     EXPECT_EQ(delete_dead ? 1u : 2u, bm.containers().size());
+    // Blocks are still found by id once a container before theirs is gone.
+    EXPECT_EQ(bm.containers().back().get(), bm.live_blocks().at(later[0]).container);
+    EXPECT_TRUE(bm.DeleteBlock(ids[0]).IsNotFound());
+    ASSERT_OK(bm.DeleteBlock(later[0]));
+    EXPECT_TRUE(bm.live_blocks().empty());
     ASSERT_OK(bm.Close());
   }
 }

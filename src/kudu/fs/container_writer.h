@@ -51,12 +51,14 @@
 #include <functional>
 #include <list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "kudu/fs/block_id.h"
 #include "kudu/fs/fs.pb.h"
+#include "kudu/fs/live_block_set.h"
 #include "kudu/fs/seeded_random.h"
 #include "kudu/util/encryption.h"
 #include "kudu/util/file.h"
@@ -166,6 +168,10 @@ class LogBlockContainerWriter {
     // CREATEs after which the container takes no more blocks, without
     // being full (<= 0: unlimited).
     int64_t roll_after_blocks = -1;
+    // The id its first block gets. A container is filled before the next
+    // one starts, so it holds a run of ids from this one up to the next
+    // container's first.
+    uint64_t first_block_id = 0;
   };
 
   // Creates <id>.data, then <id>.metadata with its file header and
@@ -220,9 +226,13 @@ class LogBlockContainerWriter {
   // the data file ends at next_offset() (with no preallocation here, that
   // extends it over the last block's alignment padding).
   Status TruncateDataToNextOffset();
-  // Live blocks of this container, kept by the block manager.
-  int64_t live_blocks() const { return live_blocks_; }
-  void AdjustLiveBlocks(int64_t delta) { live_blocks_ += delta; }
+  // The container's live blocks and where their bytes are, kept by the
+  // block manager. Its ids arrive ascending, so the set stays a sorted
+  // vector: a CREATE is an append, and memory follows the live count.
+  LiveBlockSet& live() { return live_; }
+  const LiveBlockSet& live() const { return live_; }
+  int64_t live_blocks() const { return static_cast<int64_t>(live_.size()); }
+  uint64_t first_block_id() const { return params_.first_block_id; }
 
   const std::string& id() const { return params_.id; }
   const std::string& root() const { return params_.root; }
@@ -298,7 +308,7 @@ class LogBlockContainerWriter {
   std::string staged_;         // framed records not yet written
   std::string body_;           // serialization scratch
   int64_t total_blocks_ = 0;
-  int64_t live_blocks_ = 0;
+  LiveBlockSet live_;
   uint64_t closed_metadata_writes_ = 0;  // by metadata files closed so far
 };
 
@@ -313,6 +323,31 @@ class LogWritableBlockManager {
     LogBlockContainerWriter* container;
     int64_t offset;
     int64_t length;
+  };
+  // The live blocks of every container, by id. A view: it reads the
+  // manager's containers and is valid while they do not change.
+  class WrittenBlocks {
+   public:
+    size_t size() const { return mgr_->live_count_; }
+    bool empty() const { return size() == 0; }
+    std::optional<WrittenBlock> find(BlockId id) const;
+    // Where a live block is; `id` must be live.
+    WrittenBlock at(BlockId id) const;
+    // Calls fn(id, block) for every live block, by ascending id.
+    template <typename Fn>
+    void ForEach(Fn&& fn) const {
+      for (const auto& c : mgr_->containers_) {
+        LogBlockContainerWriter* w = c.get();
+        w->live().ForEach([&](uint64_t id, const BlockLocation& loc) {
+          fn(BlockId(id), WrittenBlock{w, loc.offset, loc.length});
+        });
+      }
+    }
+
+   private:
+    friend class LogWritableBlockManager;
+    explicit WrittenBlocks(const LogWritableBlockManager* mgr) : mgr_(mgr) {}
+    const LogWritableBlockManager* mgr_;
   };
 
   explicit LogWritableBlockManager(ContainerWriterOptions opts);
@@ -346,7 +381,7 @@ class LogWritableBlockManager {
   // live set. The manager is not usable afterwards.
   void AbandonUnfinished();
 
-  const absl::flat_hash_map<BlockId, WrittenBlock>& live_blocks() const { return live_; }
+  WrittenBlocks live_blocks() const { return WrittenBlocks(this); }
   const std::vector<std::unique_ptr<LogBlockContainerWriter>>& containers() const {
     return containers_;
   }
@@ -388,6 +423,10 @@ class LogWritableBlockManager {
   }
   // Deletes a dead container's files and forgets it.
   Status DeleteDeadContainer(LogBlockContainerWriter* c);
+  // Drops `c` from containers_ (and first_ids_), destroying it.
+  void ForgetContainer(LogBlockContainerWriter* c);
+  // The container whose run of ids holds `id`, if `id` is live there.
+  LogBlockContainerWriter* OwnerOf(BlockId id) const;
 
   const ContainerWriterOptions opts_;
   std::vector<uint64_t> block_sizes_;  // per data dir
@@ -402,14 +441,20 @@ class LogWritableBlockManager {
   uint64_t data_bytes_written_ = 0;
   uint64_t deleted_metadata_bytes_ = 0;
 
+  // In creation order, which is the order of their first block ids; the
+  // ids are kept apart as well, so that finding a block's container is a
+  // binary search of one small array.
   std::vector<std::unique_ptr<LogBlockContainerWriter>> containers_;
+  std::vector<uint64_t> first_ids_;
   LogBlockContainerWriter* current_ = nullptr;
-  absl::flat_hash_map<BlockId, WrittenBlock> live_;
+  size_t live_count_ = 0;
   BlockRecordPB record_;  // serialization scratch, reused for every record
   // Per-call scratch of CreateBlocks and DeleteBlocks, kept so that the
   // small batches of a workload allocate nothing.
   std::vector<PendingCreate> pending_;
   struct DeleteScratch {
+    std::vector<LogBlockContainerWriter*> owner;  // per id
+    std::vector<BlockLocation> holes;
     std::vector<LogBlockContainerWriter*> order;
     std::vector<size_t> group_of;
     std::vector<size_t> by_group;

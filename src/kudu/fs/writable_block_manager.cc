@@ -24,6 +24,8 @@
 #include <random>
 #include <utility>
 
+#include <glog/logging.h>
+
 #include "kudu/fs/container_writer.h"
 #include "kudu/util/env.h"
 
@@ -131,6 +133,7 @@ Status LogWritableBlockManager::RollContainer() {
   p.version = opts_.container_version;
   p.sync = opts_.sync;
   p.sparse_data = opts_.sparse_data;
+  p.first_block_id = next_block_id_;
   // By creation order: a dead container deleted since leaves containers_.
   const size_t index = containers_created_;
   p.roll_after_blocks = index < opts_.container_block_limits.size()
@@ -154,7 +157,9 @@ Status LogWritableBlockManager::RollContainer() {
   next_dir_++;
   containers_created_++;
   current_ = c.get();
+  if (p.roll_after_blocks > 0) current_->live().Reserve(static_cast<size_t>(p.roll_after_blocks));
   containers_.push_back(std::move(c));
+  first_ids_.push_back(p.first_block_id);
   return Touch(current_);
 }
 
@@ -172,10 +177,11 @@ Status LogWritableBlockManager::CommitCreates(LogBlockContainerWriter* c,
   if (opts_.sync) RETURN_NOT_OK(c->SyncData());
   RETURN_NOT_OK(c->CommitRecords());
   if (opts_.sync) RETURN_NOT_OK(c->SyncMetadata());
+  // Every id is new, so each is an append to the container's set.
   for (const PendingCreate& p : *pending) {
-    live_.insert_or_assign(p.id, WrittenBlock{c, p.offset, p.length});
+    c->live().Insert(p.id.id(), BlockLocation{p.offset, p.length});
   }
-  c->AdjustLiveBlocks(static_cast<int64_t>(pending->size()));
+  live_count_ += pending->size();
   blocks_created_ += pending->size();
   pending->clear();
   return Status::OK();
@@ -230,10 +236,12 @@ Status LogWritableBlockManager::DeleteBlock(BlockId id) { return DeleteBlocks({i
 Status LogWritableBlockManager::DeleteBlocks(const std::vector<BlockId>& ids) {
   if (!opened_) return Status::IllegalState("block manager is not open");
   // Validate everything before writing anything, so a bad id leaves no trace.
+  std::vector<LogBlockContainerWriter*>& owner = del_.owner;
+  owner.clear();
   for (BlockId id : ids) {
-    if (live_.find(id) == live_.end()) {
-      return Status::NotFound("block " + id.ToString() + " is not live");
-    }
+    LogBlockContainerWriter* c = OwnerOf(id);
+    if (c == nullptr) return Status::NotFound("block " + id.ToString() + " is not live");
+    owner.push_back(c);
   }
   // Duplicates: a delete batch is a few ids, where comparing pairs beats
   // sorting a copy.
@@ -257,8 +265,7 @@ Status LogWritableBlockManager::DeleteBlocks(const std::vector<BlockId>& ids) {
   absl::flat_hash_map<LogBlockContainerWriter*, size_t> group_index;  // large batches only
   std::vector<size_t>& group_of = del_.group_of;
   group_of.clear();
-  for (BlockId id : ids) {
-    LogBlockContainerWriter* c = live_.find(id)->second.container;
+  for (LogBlockContainerWriter* c : owner) {
     size_t g = order.size();
     if (ids.size() <= kSmallBatch) {
       g = static_cast<size_t>(std::find(order.begin(), order.end(), c) - order.begin());
@@ -300,21 +307,25 @@ Status LogWritableBlockManager::CommitDeletes(LogBlockContainerWriter* c,
   // The records are written: the blocks are gone whatever happens next, so
   // the holes are only space reclamation, and a failed punch must not leave
   // a deleted block in the live set.
-  c->AdjustLiveBlocks(-static_cast<int64_t>(ids.size()));
+  std::vector<BlockLocation>& holes = del_.holes;
+  holes.clear();
+  for (BlockId id : ids) {
+    BlockLocation b;
+    c->live().Erase(id.id(), &b);
+    holes.push_back(b);
+  }
+  live_count_ -= ids.size();
+  blocks_deleted_ += ids.size();
   // A full container without live blocks is dead for good: Kudu deletes
   // its files rather than punch the holes (check_death_condition).
-  const bool dead = opts_.delete_dead_containers && c->live_blocks() == 0 && IsFull(c);
+  if (opts_.delete_dead_containers && c->live().empty() && IsFull(c)) {
+    return DeleteDeadContainer(c);
+  }
   Status punch;
-  for (BlockId id : ids) {
-    auto it = live_.find(id);
-    const WrittenBlock b = it->second;
-    live_.erase(it);
-    blocks_deleted_++;
-    if (dead) continue;
+  for (const BlockLocation& b : holes) {
     Status s = c->PunchHole(b.offset, b.length);
     if (punch.ok() && !s.ok()) punch = s;
   }
-  if (dead) return DeleteDeadContainer(c);
   return punch;
 }
 
@@ -331,13 +342,41 @@ Status LogWritableBlockManager::DeleteDeadContainer(LogBlockContainerWriter* c) 
   // takes for an incomplete container.
   deleted_metadata_bytes_ += c->metadata_size();
   Status s = c->DeleteFiles();
-  for (auto it = containers_.begin(); it != containers_.end(); ++it) {
-    if (it->get() == c) {
-      containers_.erase(it);
-      break;
+  ForgetContainer(c);
+  return s;
+}
+
+void LogWritableBlockManager::ForgetContainer(LogBlockContainerWriter* c) {
+  for (size_t i = 0; i < containers_.size(); i++) {
+    if (containers_[i].get() == c) {
+      live_count_ -= c->live().size();
+      containers_.erase(containers_.begin() + static_cast<ptrdiff_t>(i));
+      first_ids_.erase(first_ids_.begin() + static_cast<ptrdiff_t>(i));
+      return;
     }
   }
-  return s;
+}
+
+LogBlockContainerWriter* LogWritableBlockManager::OwnerOf(BlockId id) const {
+  auto after = std::upper_bound(first_ids_.begin(), first_ids_.end(), id.id());
+  if (after == first_ids_.begin()) return nullptr;
+  LogBlockContainerWriter* c = containers_[static_cast<size_t>(after - first_ids_.begin()) - 1].get();
+  return c->live().contains(id.id()) ? c : nullptr;
+}
+
+std::optional<LogWritableBlockManager::WrittenBlock> LogWritableBlockManager::WrittenBlocks::find(
+    BlockId id) const {
+  LogBlockContainerWriter* c = mgr_->OwnerOf(id);
+  if (c == nullptr) return std::nullopt;
+  const BlockLocation loc = *c->live().Find(id.id());
+  return WrittenBlock{c, loc.offset, loc.length};
+}
+
+LogWritableBlockManager::WrittenBlock LogWritableBlockManager::WrittenBlocks::at(
+    BlockId id) const {
+  std::optional<WrittenBlock> b = find(id);
+  CHECK(b.has_value()) << "block " << id.ToString() << " is not live";
+  return *b;
 }
 
 Status LogWritableBlockManager::Close() {
@@ -367,19 +406,7 @@ void LogWritableBlockManager::AbandonUnfinished() {
   opened_ = false;
   if (unfinished == nullptr) return;
   (void)unfinished->DeleteFiles();
-  for (auto it = live_.begin(); it != live_.end();) {
-    if (it->second.container == unfinished) {
-      live_.erase(it++);
-    } else {
-      ++it;
-    }
-  }
-  for (auto it = containers_.begin(); it != containers_.end(); ++it) {
-    if (it->get() == unfinished) {
-      containers_.erase(it);
-      break;
-    }
-  }
+  ForgetContainer(unfinished);
 }
 
 }  // namespace fs

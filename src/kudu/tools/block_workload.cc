@@ -198,20 +198,19 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
   std::vector<BlockId>().swap(live);
   GeneratedBlock b;
   if (!opts.on_live_block) result->live.reserve(bm.live_blocks().size());
-  for (const auto& e : bm.live_blocks()) {
-    b.id = e.first;
-    b.container_id = e.second.container->id();
-    b.offset = e.second.offset;
-    b.length = e.second.length;
-    result->live_bytes += static_cast<uint64_t>(e.second.length);
+  // By ascending id, as the list is kept.
+  bm.live_blocks().ForEach([&](BlockId id, const fs::LogWritableBlockManager::WrittenBlock& w) {
+    b.id = id;
+    b.container_id = w.container->id();
+    b.offset = w.offset;
+    b.length = w.length;
+    result->live_bytes += static_cast<uint64_t>(w.length);
     if (opts.on_live_block) {
       opts.on_live_block(b);
     } else {
       result->live.push_back(b);
     }
-  }
-  std::sort(result->live.begin(), result->live.end(),
-            [](const GeneratedBlock& a, const GeneratedBlock& b) { return a.id < b.id; });
+  });
   return Status::OK();
 }
 

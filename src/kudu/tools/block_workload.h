@@ -81,7 +81,7 @@ struct BlockWorkloadOptions {
   // Largest number of blocks in one group commit.
   int max_group_size = 8;
   // When set, each live block is handed to this once the run has ended
-  // (in no particular order) and BlockWorkloadResult::live stays empty: at
+  // (by ascending id) and BlockWorkloadResult::live stays empty: at
   // server scale the sorted list is the largest thing the generator holds
   // (over 100 bytes per live block).
   std::function<void(const GeneratedBlock&)> on_live_block;
