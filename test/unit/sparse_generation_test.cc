@@ -165,6 +165,35 @@ TEST(SparseWriterTest, TheDataFileReachesEveryBlockItsRecordsName) {
   ASSERT_OK(bm.Close());
 }
 
+// Sparse data batches a container's metadata writes across group commits,
+// and flushes them at tens of KiB rather than holding a container's records
+// whole: thousands of containers stay open, each with its buffer.
+TEST(SparseWriterTest, MetadataWritesAreBatchedAcrossGroupCommits) {
+  TempDir tmp;
+  ContainerWriterOptions o;
+  o.data_dirs = {tmp.Join("d")};
+  o.fs_block_size = 4096;
+  o.sync = false;
+  o.sparse_data = true;
+  LogWritableBlockManager bm(o);
+  ASSERT_OK(bm.Open());
+  constexpr int kBlocks = 4000;  // ~180 KB of CREATE records
+  for (int i = 0; i < kBlocks; i++) {
+    BlockId id;
+    ASSERT_OK(bm.CreateBlock(std::string(1, 'x'), &id));
+  }
+  const LogBlockContainerWriter* c = bm.current_container();
+  ASSERT_NE(nullptr, c);
+  ASSERT_GT(c->metadata_size(), 150u * 1000);
+  // The header, then one write per flush.
+  EXPECT_GE(c->metadata_write_syscalls(), 3u);
+  EXPECT_LE(c->metadata_write_syscalls(), 10u);
+  ASSERT_OK(bm.Close());
+  std::vector<BlockRecordPB> recs;
+  ASSERT_OK(test::ReadMetadataRecords(c->metadata_path(), nullptr, &recs));
+  EXPECT_EQ(static_cast<size_t>(kBlocks), recs.size());
+}
+
 INSTANTIATE_TEST_SUITE_P(PlainAndEncrypted, SparseGenerationTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? "Encrypted" : "Plain";

@@ -49,9 +49,12 @@ namespace fs {
 
 namespace {
 // With sparse data, staged records are written once this many bytes are
-// pending: large enough that the system call is cheap per record, small
-// enough that the open containers' buffers stay a few tens of MiB.
-constexpr size_t kSparseMetadataFlushBytes = 1 << 20;
+// pending: ~1,500 records, so the system call is cheap per record, and
+// small, because every open container holds a buffer and thousands stay
+// open. At 1 MiB, a state of 1,000 containers filled its buffers with
+// 0.5 GB of first-touched pages and took 40 % longer to generate
+// (docs/benchmarks.md, "Generation").
+constexpr size_t kSparseMetadataFlushBytes = 64 << 10;
 
 }  // namespace
 
