@@ -25,9 +25,26 @@
 #include <unordered_map>
 #include <vector>
 
+#include "kudu/fs/block_id.h"
+
 namespace kudu {
 namespace fs {
 namespace {
+
+// As Kudu prints ids: decimal, zero-padded to 16 digits, never cut.
+TEST(BlockIdTest, PrintsDecimalPaddedToSixteenDigits) {
+  EXPECT_EQ("0000000000000000", BlockId(0).ToString());
+  EXPECT_EQ("0000000000000001", BlockId(1).ToString());
+  EXPECT_EQ("0000000001234567", BlockId(1234567).ToString());
+  EXPECT_EQ("9999999999999999", BlockId(9999999999999999ULL).ToString());
+  EXPECT_EQ("10000000000000000", BlockId(10000000000000000ULL).ToString());
+  EXPECT_EQ("18446744073709551615", BlockId(UINT64_MAX).ToString());
+  char buf[BlockId::kMaxFormattedLength + 1];
+  EXPECT_EQ(20, BlockId::Format(UINT64_MAX, buf));
+  EXPECT_STREQ("18446744073709551615", buf);
+  EXPECT_EQ(16, BlockId::Format(42, buf));
+  EXPECT_STREQ("0000000000000042", buf);
+}
 
 bool SameEntry(const BlockMapEntry& a, const BlockMapEntry& b) {
   return a.container == b.container && a.offset == b.offset && a.length == b.length;

@@ -18,6 +18,7 @@
 #include "kudu/tools/block_workload.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <memory>
 
@@ -61,8 +62,21 @@ uint64_t BlockSize(SeededRandom* rng, const BlockWorkloadOptions& o) {
 }  // namespace
 
 std::string FormatBlockLine(const GeneratedBlock& b) {
-  return b.id.ToString() + " " + b.container_id + " " + std::to_string(b.offset) + " " +
-         std::to_string(b.length);
+  std::string line;
+  AppendBlockLine(b, &line);
+  return line;
+}
+
+void AppendBlockLine(const GeneratedBlock& b, std::string* out) {
+  char id[BlockId::kMaxFormattedLength + 1];
+  out->append(id, static_cast<size_t>(BlockId::Format(b.id.id(), id)));
+  out->push_back(' ');
+  out->append(b.container_id);
+  for (int64_t v : {b.offset, b.length}) {
+    char digits[24];  // a sign and 19 digits
+    out->push_back(' ');
+    out->append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof(digits), v).ptr - digits));
+  }
 }
 
 Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* result) {

@@ -107,6 +107,8 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
 
 // "<block id> <container id> <offset> <length>": one line of `kudu fs list`.
 std::string FormatBlockLine(const GeneratedBlock& b);
+// The same line appended to `out`, for writers of millions of them.
+void AppendBlockLine(const GeneratedBlock& b, std::string* out);
 
 }  // namespace tools
 }  // namespace kudu
