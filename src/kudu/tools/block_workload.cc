@@ -41,23 +41,44 @@ constexpr uint64_t kEpochMicros = 1700000000ULL * 1000000ULL;
 // same with or without the bound.
 constexpr size_t kDeleteGroup = 1024;
 
-// Log-uniform in [lo, hi].
-uint64_t LogUniform(SeededRandom* rng, uint64_t lo, uint64_t hi) {
-  if (hi <= lo) return lo;
-  double x = std::log(static_cast<double>(lo)) +
-             rng->NextDouble() * (std::log(static_cast<double>(hi + 1)) -
-                                  std::log(static_cast<double>(lo)));
-  return std::min<uint64_t>(hi, std::max<uint64_t>(lo, static_cast<uint64_t>(std::exp(x))));
-}
+// Log-uniform in [lo, hi]. The logarithms of the bounds are taken once,
+// not per block (three of the four transcendental calls per block), with
+// the same expressions, so a seed draws the same sizes.
+class LogUniform {
+ public:
+  LogUniform(uint64_t lo, uint64_t hi)
+      : lo_(lo),
+        hi_(hi),
+        log_lo_(hi <= lo ? 0 : std::log(static_cast<double>(lo))),
+        log_span_(hi <= lo ? 0 : std::log(static_cast<double>(hi + 1)) - log_lo_) {}
+  uint64_t operator()(SeededRandom* rng) const {
+    if (hi_ <= lo_) return lo_;
+    const double x = log_lo_ + rng->NextDouble() * log_span_;
+    return std::min<uint64_t>(hi_, std::max<uint64_t>(lo_, static_cast<uint64_t>(std::exp(x))));
+  }
+
+ private:
+  uint64_t lo_, hi_;
+  double log_lo_, log_span_;
+};
 
 // Mostly small blocks with a long tail: 97% up to 4 KiB, 3% up to the max.
-uint64_t BlockSize(SeededRandom* rng, const BlockWorkloadOptions& o) {
-  const uint64_t lo = std::max<uint64_t>(1, o.min_block_size);
-  const uint64_t hi = std::max(lo, o.max_block_size);
-  const uint64_t knee = std::min(hi, std::max<uint64_t>(lo, 4096));
-  if (rng->Uniform(100) < 97) return LogUniform(rng, lo, knee);
-  return LogUniform(rng, knee, hi);
-}
+class BlockSizes {
+ public:
+  explicit BlockSizes(const BlockWorkloadOptions& o)
+      : small_(Lo(o), Knee(o)), large_(Knee(o), std::max(Lo(o), o.max_block_size)) {}
+  uint64_t Next(SeededRandom* rng) const {
+    if (rng->Uniform(100) < 97) return small_(rng);
+    return large_(rng);
+  }
+
+ private:
+  static uint64_t Lo(const BlockWorkloadOptions& o) { return std::max<uint64_t>(1, o.min_block_size); }
+  static uint64_t Knee(const BlockWorkloadOptions& o) {
+    return std::min(std::max(Lo(o), o.max_block_size), std::max<uint64_t>(Lo(o), 4096));
+  }
+  LogUniform small_, large_;
+};
 
 }  // namespace
 
@@ -108,6 +129,7 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
   // change which blocks get deleted.
   SeededRandom master(opts.seed);
   SeededRandom size_rng = master.Fork();
+  const BlockSizes block_sizes(opts);
   SeededRandom data_rng = master.Fork();
   SeededRandom delete_rng = master.Fork();
   auto clock_rng = std::make_shared<SeededRandom>(master.Fork());
@@ -151,7 +173,7 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
     sizes.clear();
     uint64_t bytes = 0;
     for (uint64_t i = 0; i < g; i++) {
-      sizes.push_back(BlockSize(&size_rng, opts));
+      sizes.push_back(block_sizes.Next(&size_rng));
       bytes += sizes.back();
     }
     if (sparse) {
