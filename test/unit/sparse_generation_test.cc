@@ -141,18 +141,23 @@ TEST_P(SparseGenerationTest, LiveBlocksHandedOverAreTheListedOnes) {
   EXPECT_EQ(listed.container_ids, handed.container_ids);
 }
 
+// One data dir in `tmp`, 4 KiB fs blocks, sparse data.
+ContainerWriterOptions SparseWriterOptions(const TempDir& tmp, bool sync) {
+  ContainerWriterOptions o;
+  o.data_dirs = {tmp.Join("d")};
+  o.fs_block_size = 4096;
+  o.sync = sync;
+  o.sparse_data = true;
+  return o;
+}
+
 // Bytes first, record second holds for sparse data too: by the time a
 // record naming a block is on disk, the data file reaches the block's end
 // (or a crash leaves a CREATE past the end of its data file, which is fatal
 // and no repair mends). With sync, each commit's records are on disk.
 TEST(SparseWriterTest, TheDataFileReachesEveryBlockItsRecordsName) {
   TempDir tmp;
-  ContainerWriterOptions o;
-  o.data_dirs = {tmp.Join("d")};
-  o.fs_block_size = 4096;
-  o.sync = true;
-  o.sparse_data = true;
-  LogWritableBlockManager bm(o);
+  LogWritableBlockManager bm(SparseWriterOptions(tmp, /*sync=*/true));
   ASSERT_OK(bm.Open());
   for (size_t n : {100u, 5000u, 3u}) {
     BlockId id;
@@ -170,12 +175,7 @@ TEST(SparseWriterTest, TheDataFileReachesEveryBlockItsRecordsName) {
 // whole: thousands of containers stay open, each with its buffer.
 TEST(SparseWriterTest, MetadataWritesAreBatchedAcrossGroupCommits) {
   TempDir tmp;
-  ContainerWriterOptions o;
-  o.data_dirs = {tmp.Join("d")};
-  o.fs_block_size = 4096;
-  o.sync = false;
-  o.sparse_data = true;
-  LogWritableBlockManager bm(o);
+  LogWritableBlockManager bm(SparseWriterOptions(tmp, /*sync=*/false));
   ASSERT_OK(bm.Open());
   constexpr int kBlocks = 4000;  // ~180 KB of CREATE records
   for (int i = 0; i < kBlocks; i++) {
