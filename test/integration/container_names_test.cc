@@ -362,7 +362,7 @@ TEST(ContainerNamesToolTest, CheckListAndLocateOnARenamedContainer) {
 
   RunResult list = RunKudu(tmp, {"fs", "list", "--fs_data_dirs=" + root});
   ASSERT_EQ(0, list.exit_status) << Describe(list);
-  EXPECT_EQ(renamed, list.out);
+  EXPECT_TRUE(test::SameLines(renamed, list.out));
   RunResult locate = RunKudu(tmp, {"fs", "locate_block", "--fs_data_dirs=" + root, block});
   ASSERT_EQ(0, locate.exit_status) << Describe(locate);
   EXPECT_TRUE(Contains(locate.out, block + " | " + root + "/data/" + new_id + ".data")) << locate.out;

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -91,6 +92,28 @@ std::vector<std::string> NonEmptyLines(const std::string& s) {
     if (!line.empty()) out.push_back(line);
   }
   return out;
+}
+
+::testing::AssertionResult SameLines(const std::string& expected, const std::string& actual) {
+  if (expected == actual) return ::testing::AssertionSuccess();
+  const size_t expected_lines = std::count(expected.begin(), expected.end(), '\n');
+  const size_t actual_lines = std::count(actual.begin(), actual.end(), '\n');
+  size_t line = 1, e = 0, a = 0;
+  for (;;) {
+    const size_t e_end = std::min(expected.find('\n', e), expected.size());
+    const size_t a_end = std::min(actual.find('\n', a), actual.size());
+    if (expected.compare(e, e_end - e, actual, a, a_end - a) != 0 || e_end == expected.size() ||
+        a_end == actual.size()) {
+      return ::testing::AssertionFailure()
+             << "the listings differ (" << expected_lines << " lines expected, " << actual_lines
+             << " lines given); first at line " << line << ":\n  expected: \""
+             << expected.substr(e, e_end - e) << "\"\n  actual:   \"" << actual.substr(a, a_end - a)
+             << "\"";
+    }
+    e = e_end + 1;
+    a = a_end + 1;
+    line++;
+  }
 }
 
 std::string Describe(const RunResult& r) {

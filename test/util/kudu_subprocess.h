@@ -19,6 +19,8 @@
 // operator or an outside check does, with its output captured.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -51,6 +53,13 @@ std::string Describe(const RunResult& r);
 
 // The lines of `s` that are not empty, in order.
 std::vector<std::string> NonEmptyLines(const std::string& s);
+
+// Whether two listings are byte for byte equal. On a difference it says
+// how many lines each has and shows the first line that differs: gtest's
+// own message for two unequal strings diffs them line by line in memory
+// quadratic in the line count, which a listing of thousands of blocks
+// turns into an out-of-memory kill instead of a failure.
+::testing::AssertionResult SameLines(const std::string& expected, const std::string& actual);
 
 }  // namespace test
 }  // namespace kudu
