@@ -28,8 +28,10 @@
 
 #include "kudu/fs/container_replay_state.h"
 #include "kudu/fs/streaming_replay.h"
+#include "kudu/fs/whole_file_read.h"
 #include "kudu/util/byte_budget.h"
 #include "kudu/util/file.h"
+#include "kudu/util/page_memory.h"
 #include "util/live_block_entries.h"
 #include "util/test_util.h"
 
@@ -268,6 +270,132 @@ TEST(ContainerReplayerTest, RealPartialRecordIsKeptWithoutASecondPass) {
   StreamingReplay streaming;
   EXPECT_TRUE(streaming.Replay(file2.get(), &reference).SameAs(r.outcome));
   ExpectSameState(reference, state);
+}
+
+// Two metadata files of at least kReleasedReadBufferBytes, `big` the larger:
+// files whose whole-file buffers a replay thread keeps.
+class KeptBufferTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    big_ = dir_.Join("big.metadata");
+    small_ = dir_.Join("small.metadata");
+    ASSERT_TRUE(test::WriteMetadataFile(big_, test::MakeRecordSequence(260000)).ok());
+    ASSERT_TRUE(
+        test::WriteMetadataFile(small_, test::MakeRecordSequence(140000, 3, 1ULL << 30)).ok());
+    ASSERT_GE(test::FileSizeOrDie(small_), kReleasedReadBufferBytes);
+    // Far enough apart that the kept buffer is trimmed between them.
+    ASSERT_GT(Capacity(big_), Capacity(small_) + 2 * kHugePageBytes);
+  }
+  // What a kept buffer trimmed to `path` still counts: up to the end of
+  // the huge page the file ends in.
+  static uint64_t Trimmed(const std::string& path) {
+    return (Capacity(path) + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  }
+  static uint64_t Capacity(const std::string& path) {
+    return RandomAccessFile::DirectReadCapacity(test::FileSizeOrDie(path));
+  }
+  // Replays `path` with `replayer` and checks the result is Streaming's.
+  ContainerReplayResult ReplayAndCompare(ContainerReplayer* replayer, const std::string& path) {
+    std::unique_ptr<RandomAccessFile> file, again;
+    EXPECT_TRUE(RandomAccessFile::Open(path, nullptr, &file).ok());
+    ContainerReplayState state(1ULL << 40, 0, 4096);
+    ContainerReplayResult r = replayer->Replay(file.get(), &state);
+    EXPECT_TRUE(r.outcome.clean()) << r.outcome.ToString();
+    EXPECT_TRUE(RandomAccessFile::Open(path, nullptr, &again).ok());
+    ContainerReplayState reference(1ULL << 40, 0, 4096);
+    StreamingReplay streaming;
+    EXPECT_TRUE(streaming.Replay(again.get(), &reference).SameAs(r.outcome));
+    ExpectSameState(reference, state);
+    return r;
+  }
+
+  test::TempDir dir_;
+  std::string big_, small_;
+};
+
+// The buffer a replay thread keeps for its next container stays counted in
+// the budget, and a container that fits in it is read there without a
+// second grant: the budget's peak is the one buffer. A smaller container
+// trims it, and the grant with it, so the kept pages follow the file
+// being read; a larger one that fits the buffer grows the grant back. The
+// thread gives it back when it has no container left.
+TEST_F(KeptBufferTest, TheKeptBufferServesTheNextContainersAndFollowsTheirSize) {
+  ReplayStats stats;
+  ByteBudget budget(64 << 20);
+  ContainerReplayer replayer(ReplayPolicyOptions(), &budget, &stats);
+  ContainerReplayResult r = ReplayAndCompare(&replayer, big_);
+  EXPECT_EQ(ReplayStrategyKind::kInMemory, r.chosen);
+  EXPECT_EQ(Capacity(big_), replayer.kept_buffer_bytes());
+  EXPECT_EQ(Capacity(big_), budget.held());
+
+  // Read into the buffer that still holds the first file's bytes: the
+  // same records as Streaming's all the same.
+  r = ReplayAndCompare(&replayer, small_);
+  EXPECT_EQ(ReplayStrategyKind::kInMemory, r.chosen);
+  EXPECT_EQ(Trimmed(small_), r.budget_bytes);
+  EXPECT_EQ(Trimmed(small_), budget.held());
+  EXPECT_EQ(Capacity(big_), budget.peak()) << "no second grant";
+
+  // The trimmed pages come back as the larger file is read.
+  r = ReplayAndCompare(&replayer, big_);
+  EXPECT_EQ(ReplayStrategyKind::kInMemory, r.chosen);
+  EXPECT_EQ(Capacity(big_), budget.held());
+  EXPECT_EQ(Capacity(big_), budget.peak());
+  EXPECT_EQ(Capacity(big_), replayer.kept_buffer_bytes());
+
+  replayer.ReleaseKeptBuffer();
+  EXPECT_EQ(0u, replayer.kept_buffer_bytes());
+  EXPECT_EQ(0u, budget.held());
+}
+
+// A container larger than the kept buffer: the buffer and its grant go
+// before the budget is asked, so a thread never waits for budget its own
+// buffer holds. Here the budget fits only the larger file: asked while the
+// smaller buffer were still held, the grant would be refused and the
+// container replayed without its whole-file buffer.
+TEST_F(KeptBufferTest, ALargerContainerGivesTheKeptBufferBackFirst) {
+  ReplayStats stats;
+  ByteBudget budget(Capacity(big_));
+  ReplayPolicyOptions policy;
+  policy.memory_budget_bytes = Capacity(big_);
+  policy.budget_wait_ms = 0;
+  ContainerReplayer replayer(policy, &budget, &stats);
+  ContainerReplayResult r = ReplayAndCompare(&replayer, small_);
+  EXPECT_EQ(ReplayStrategyKind::kInMemory, r.chosen);
+  EXPECT_EQ(Capacity(small_), budget.held());
+
+  r = ReplayAndCompare(&replayer, big_);
+  EXPECT_EQ(ReplayStrategyKind::kInMemory, r.chosen);
+  EXPECT_EQ(Capacity(big_), budget.held());
+  EXPECT_EQ(Capacity(big_), replayer.kept_buffer_bytes());
+  EXPECT_EQ(0u, stats.budget_wait_timeouts.load());
+}
+
+// A kept buffer whose grant cannot grow to a larger file without waiting
+// (another thread holds the rest of the budget) is given back, and the file
+// takes the next step of its plan: the thread never waits for budget while
+// it keeps a buffer.
+TEST_F(KeptBufferTest, AGrantThatCannotGrowGivesTheBufferBack) {
+  ReplayStats stats;
+  ByteBudget budget(Capacity(big_) + (8 << 20));
+  ReplayPolicyOptions policy;
+  policy.budget_wait_ms = 0;
+  policy.window_bytes = 1 << 20;
+  ContainerReplayer replayer(policy, &budget, &stats);
+  ReplayAndCompare(&replayer, big_);
+  ReplayAndCompare(&replayer, small_);
+  ASSERT_EQ(Trimmed(small_), budget.held());
+  // All but the kept pages and 1 MiB: too little for the grant to grow to
+  // the larger file, enough with the kept pages for a window.
+  const uint64_t elsewhere = budget.total() - Trimmed(small_) - (1 << 20);
+  ASSERT_TRUE(budget.TryAcquire(elsewhere));
+  ByteBudgetGrant other_thread(&budget, elsewhere);
+
+  ContainerReplayResult r = ReplayAndCompare(&replayer, big_);
+  EXPECT_EQ(ReplayStrategyKind::kWindowed, r.chosen);
+  EXPECT_EQ(0u, replayer.kept_buffer_bytes());
+  other_thread.Reset();
+  EXPECT_EQ(0u, budget.held());
 }
 
 }  // namespace

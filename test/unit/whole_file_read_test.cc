@@ -183,6 +183,64 @@ TEST_F(WholeFileReadTest, LargeBuffersLeaveNoPagesBehind) {
   EXPECT_LT(ResidentBytes() - before, 8 * mib);
 }
 
+// A replay thread's cache lends its kept buffer to the next large file that
+// fits, so the buffer's pages are not given back and mapped afresh for
+// every file; a larger file replaces it, small files never use it, and a
+// second buffer asked for while the first is lent is a fresh one.
+TEST_F(WholeFileReadTest, ACacheLendsItsBufferToTheNextLargeFileThatFits) {
+  const size_t mib = size_t{1} << 20;
+  const std::string a = test::RandomBytes(6 * mib + 11, 21);
+  const std::string b = test::RandomBytes(5 * mib + 7, 22);
+  const std::string c = test::RandomBytes(9 * mib + 3, 23);
+  const std::string small = test::RandomBytes(mib, 24);
+  auto fa = Open(MakeFile("a", a)), fb = Open(MakeFile("b", b)), fc = Open(MakeFile("c", c));
+  auto fsmall = Open(MakeFile("small", small));
+  ReadBufferCache cache;
+  bool direct;
+  AlignedBytes buf;
+  ASSERT_OK(ReadWholeFile(fa.get(), DirectReadMode::kNever, 0, &buf, &direct, &cache));
+  const uint8_t* first = buf.get();
+  EXPECT_EQ(0u, cache.capacity()) << "lent buffers are not counted as kept";
+  buf.reset();
+  EXPECT_EQ(RandomAccessFile::DirectReadCapacity(a.size()), cache.capacity());
+
+  ASSERT_OK(ReadWholeFile(fb.get(), DirectReadMode::kNever, 0, &buf, &direct, &cache));
+  EXPECT_EQ(first, buf.get()) << "a smaller file is read into the kept buffer";
+  EXPECT_EQ(0, std::memcmp(buf.get(), b.data(), b.size()));
+  {
+    // The kept buffer is lent: another one is made, and freed when done.
+    AlignedBytes other;
+    ASSERT_OK(ReadWholeFile(fa.get(), DirectReadMode::kNever, 0, &other, &direct, &cache));
+    EXPECT_NE(buf.get(), other.get());
+    EXPECT_EQ(0, std::memcmp(other.get(), a.data(), a.size()));
+    EXPECT_EQ(0, std::memcmp(buf.get(), b.data(), b.size()));
+  }
+  buf.reset();
+  EXPECT_EQ(RandomAccessFile::DirectReadCapacity(a.size()), cache.capacity());
+
+  ASSERT_OK(ReadWholeFile(fsmall.get(), DirectReadMode::kNever, 0, &buf, &direct, &cache));
+  EXPECT_EQ(0, std::memcmp(buf.get(), small.data(), small.size()));
+  buf.reset();
+  EXPECT_EQ(RandomAccessFile::DirectReadCapacity(a.size()), cache.capacity())
+      << "a small file's buffer is the allocator's, not kept";
+
+  ASSERT_OK(ReadWholeFile(fc.get(), DirectReadMode::kNever, 0, &buf, &direct, &cache));
+  EXPECT_EQ(0, std::memcmp(buf.get(), c.data(), c.size()));
+  buf.reset();
+  EXPECT_EQ(RandomAccessFile::DirectReadCapacity(c.size()), cache.capacity())
+      << "a larger file's buffer replaces the kept one";
+
+#ifndef KUDU_ASAN
+  const int64_t kept = ResidentBytes();
+  cache.Clear();
+  EXPECT_EQ(0u, cache.capacity());
+  EXPECT_GT(kept - ResidentBytes(), static_cast<int64_t>(8 * mib)) << "its pages are given back";
+#else
+  cache.Clear();
+  EXPECT_EQ(0u, cache.capacity());
+#endif
+}
+
 // Reading from an offset (an encrypted file's payload): through the cache
 // only [from, size) is read; past it the read starts at 0 and says so in
 // its byte count.

@@ -143,6 +143,9 @@ void RunReplayThread(SharedOpenState* shared, ContainerInfos* containers,
       final_merges->Withdraw(static_cast<size_t>(dismissed));
       shared->progress->ThreadDone(static_cast<size_t>(dismissed));
       shared->stats.Add(shared->stats.replay_threads_held_back, static_cast<uint64_t>(dismissed));
+      // Its buffer would wait out the final merges with budget held that
+      // the dir's other threads may be waiting for.
+      replayer.ReleaseKeptBuffer();
       break;
     }
     const uint32_t index = work->queue[k];

@@ -19,6 +19,7 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "kudu/util/byte_budget.h"
@@ -34,6 +35,7 @@ ContainerReplayer::ContainerReplayer(const ReplayPolicyOptions& opts, ByteBudget
     ReplayStrategyOptions sopts;
     sopts.window_bytes = opts_.window_bytes ? opts_.window_bytes : sopts.window_bytes;
     sopts.direct_read = opts_.direct_read;
+    sopts.read_buffers = &read_buffers_;
     factory_ = [sopts](ReplayStrategyKind k) { return NewReplayStrategy(k, sopts); };
   }
 }
@@ -60,6 +62,10 @@ bool IsStreamingsVerdict(const ReplayOutcome& outcome) {
   return outcome.kind == ReplayOutcome::Kind::kPartialRecord && outcome.decided_by_reader;
 }
 
+bool ReadsWholeFile(ReplayStrategyKind kind) {
+  return kind == ReplayStrategyKind::kInMemory || kind == ReplayStrategyKind::kEncryptedInMemory;
+}
+
 }  // namespace
 
 ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
@@ -71,11 +77,26 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
   in.encrypted = file->encrypted();
   const ReplayPlan plan = ChooseReplayPlan(opts_, in);
 
+  // The buffer kept from the last container serves this one when the
+  // plan's first step reads the whole file into no more than the buffer
+  // holds, and its grant covers the file or can grow to it without
+  // waiting. It is trimmed to the file, its grant with it. Otherwise it
+  // goes before any budget is asked for.
+  const ReplayStep* step = &plan.first();
+  const bool reuse = read_buffers_.capacity() > 0 && ReadsWholeFile(step->strategy) &&
+                     step->budget_bytes <= read_buffers_.capacity() &&
+                     (budget_ == nullptr || kept_grant_.TryGrowTo(step->budget_bytes));
+  if (reuse) {
+    read_buffers_.TrimTo(step->budget_bytes);
+    kept_grant_.ShrinkTo(std::max<uint64_t>(step->budget_bytes, read_buffers_.resident()));
+  } else {
+    ReleaseKeptBuffer();
+  }
+
   // The first step of the plan whose budget we get (or that needs none);
   // the policy ends every plan with one that needs none.
-  const ReplayStep* step = &plan.first();
   ByteBudgetGrant grant;
-  for (size_t i = 0; i < plan.num_steps; i++) {
+  for (size_t i = 0; !reuse && i < plan.num_steps; i++) {
     step = &plan.steps[i];
     if (step->budget_bytes == 0 || budget_ == nullptr) break;
     bool got;
@@ -91,16 +112,24 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
       break;
     }
   }
-  DCHECK(grant.bytes() > 0 || step->budget_bytes == 0 || budget_ == nullptr)
+  DCHECK(reuse || grant.bytes() > 0 || step->budget_bytes == 0 || budget_ == nullptr)
       << "the plan for " << file->filename() << " ended in a step that needs budget";
 
   result.chosen = step->strategy;
-  result.budget_bytes = grant.bytes();
+  result.budget_bytes = reuse ? kept_grant_.bytes() : grant.bytes();
   if (stats_) stats_->Add(stats_->containers_by_strategy[static_cast<int>(step->strategy)], 1);
 
   MetadataReplayStrategy* strategy = Strategy(step->strategy);
   result.outcome = strategy->Replay(file, state);
-  grant.Reset();
+  // A buffer the strategy left in the cache keeps the grant it was read
+  // under; without one the grant goes back now.
+  if (!reuse) {
+    if (read_buffers_.capacity() > 0) {
+      kept_grant_ = std::move(grant);
+    } else {
+      grant.Reset();
+    }
+  }
 
   if (!result.outcome.clean() && step->strategy != ReplayStrategyKind::kStreaming &&
       !IsStreamingsVerdict(result.outcome)) {
@@ -131,6 +160,11 @@ ContainerReplayResult ContainerReplayer::Replay(RandomAccessFile* file,
     stats_->Add(stats_->cache_probe_misses, file->stats().cache_probe_misses);
   }
   return result;
+}
+
+void ContainerReplayer::ReleaseKeptBuffer() {
+  read_buffers_.Clear();
+  kept_grant_.Reset();
 }
 
 }  // namespace fs

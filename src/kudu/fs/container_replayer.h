@@ -26,6 +26,11 @@
 //
 // One ContainerReplayer per replay thread: it keeps one instance of each
 // strategy, so buffers and parsing messages are reused across containers.
+// A whole-file buffer of 4 MiB or more stays too (ReadBufferCache), with
+// the budget grant it was read under: the next container whose plan needs
+// no more is read into it without asking the budget again. A plan that
+// needs more, or another kind of strategy, gives it back first, so a
+// thread never waits for budget while it keeps a buffer.
 #pragma once
 
 #include <functional>
@@ -36,9 +41,10 @@
 #include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/fs/replay_policy.h"
 #include "kudu/fs/replay_stats.h"
+#include "kudu/fs/whole_file_read.h"
+#include "kudu/util/byte_budget.h"
 
 namespace kudu {
-class ByteBudget;
 class RandomAccessFile;
 
 namespace fs {
@@ -65,11 +71,19 @@ class ContainerReplayer {
   // implementation plugs in here, and a mock proves the fallback rules.
   ContainerReplayer(const ReplayPolicyOptions& opts, ByteBudget* budget, ReplayStats* stats,
                     StrategyFactory factory = nullptr);
+  // The default factory's strategies point at this replayer's buffer.
+  ContainerReplayer(const ContainerReplayer&) = delete;
+  ContainerReplayer& operator=(const ContainerReplayer&) = delete;
 
   // Replays the already opened metadata `file` into `state`.
   ContainerReplayResult Replay(RandomAccessFile* file, ContainerReplayState* state);
   // Where the replays' reads are counted (null: nowhere).
   ReplayStats* stats() const { return stats_; }
+  // Frees the buffer kept from the last container and gives its budget
+  // back: for a thread that has no container left to replay.
+  void ReleaseKeptBuffer();
+  // Bytes of the buffer kept for the next container (0: none).
+  size_t kept_buffer_bytes() const { return read_buffers_.capacity(); }
 
  private:
   MetadataReplayStrategy* Strategy(ReplayStrategyKind kind);
@@ -78,6 +92,9 @@ class ContainerReplayer {
   ByteBudget* const budget_;
   ReplayStats* const stats_;
   StrategyFactory factory_;
+  // Declared before the strategies, which may hold pointers to it.
+  ReadBufferCache read_buffers_;
+  ByteBudgetGrant kept_grant_;  // the budget read_buffers_' buffer was read under
   std::unique_ptr<MetadataReplayStrategy> strategies_[ReplayStats::kKinds];
 };
 

@@ -37,7 +37,7 @@ ReplayOutcome EncryptedInMemoryReplay::Replay(RandomAccessFile* file, BlockRecor
   // 64-byte header again: it must start at an aligned offset).
   AlignedBytes buf;
   bool direct;  // counted in the file's stats (direct_reads)
-  Status s = ReadWholeFile(file, direct_read_, start, &buf, &direct);
+  Status s = ReadWholeFile(file, direct_read_, start, &buf, &direct, read_buffers_);
   if (!s.ok()) return MakeReplayOutcome(s, start, 0);
   DecryptedBufferSource source(file->filename(), buf.get() + start, start, file->size(),
                                file->cipher());

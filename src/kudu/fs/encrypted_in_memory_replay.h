@@ -33,14 +33,16 @@ namespace fs {
 
 class EncryptedInMemoryReplay : public MetadataReplayStrategy {
  public:
-  explicit EncryptedInMemoryReplay(DirectReadMode direct_read = DirectReadMode::kCold)
-      : direct_read_(direct_read) {}
+  explicit EncryptedInMemoryReplay(DirectReadMode direct_read = DirectReadMode::kCold,
+                                   ReadBufferCache* read_buffers = nullptr)
+      : direct_read_(direct_read), read_buffers_(read_buffers) {}
   ReplayStrategyKind kind() const override { return ReplayStrategyKind::kEncryptedInMemory; }
   // A plain file is refused (IOError outcome): use InMemory for it.
   ReplayOutcome Replay(RandomAccessFile* file, BlockRecordSink* sink) override;
 
  private:
   const DirectReadMode direct_read_;
+  ReadBufferCache* const read_buffers_;  // may be null
   BlockRecordPB scratch_;
   ZeroRunIndex zero_runs_;
 };

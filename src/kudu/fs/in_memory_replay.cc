@@ -34,7 +34,7 @@ ReplayOutcome InMemoryReplay::Replay(RandomAccessFile* file, BlockRecordSink* si
   // Not zero-initialised: every byte is overwritten by the read.
   AlignedBytes buf;
   bool direct;  // counted in the file's stats (direct_reads)
-  Status s = ReadWholeFile(file, direct_read_, 0, &buf, &direct);
+  Status s = ReadWholeFile(file, direct_read_, 0, &buf, &direct, read_buffers_);
   if (!s.ok()) return MakeReplayOutcome(s, 0, 0);
   BufferRecordSource source(file->filename(), buf.get(), 0, file->size());
   return ReplayRecordsFrom(&source, &scratch_, sink);

@@ -19,7 +19,8 @@
 // past it, whole_file_read.h), then every record parsed from the buffer by
 // the same reader as Streaming. No system call and no heap allocation per
 // record. The caller holds a memory-budget grant for the file's size while
-// this runs; the buffer is freed before Replay returns.
+// this runs; the buffer is freed, or kept in `read_buffers` for the next
+// file, before Replay returns.
 #pragma once
 
 #include "kudu/fs/fs.pb.h"
@@ -31,8 +32,9 @@ namespace fs {
 
 class InMemoryReplay : public MetadataReplayStrategy {
  public:
-  explicit InMemoryReplay(DirectReadMode direct_read = DirectReadMode::kCold)
-      : direct_read_(direct_read) {}
+  explicit InMemoryReplay(DirectReadMode direct_read = DirectReadMode::kCold,
+                          ReadBufferCache* read_buffers = nullptr)
+      : direct_read_(direct_read), read_buffers_(read_buffers) {}
   ReplayStrategyKind kind() const override { return ReplayStrategyKind::kInMemory; }
   // An encrypted file is refused (IOError outcome, so the caller falls back):
   // decrypting it as one read would break the all-zero rule.
@@ -40,6 +42,7 @@ class InMemoryReplay : public MetadataReplayStrategy {
 
  private:
   const DirectReadMode direct_read_;
+  ReadBufferCache* const read_buffers_;  // may be null
   BlockRecordPB scratch_;
 };
 

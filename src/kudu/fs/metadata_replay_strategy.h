@@ -66,6 +66,9 @@ struct ReplayStrategyOptions {
   size_t window_bytes = 4 * 1024 * 1024;
   // How InMemory and Encrypted-InMemory read their file (whole_file_read.h).
   DirectReadMode direct_read = DirectReadMode::kCold;
+  // Where they keep their buffer between files (null: they keep none). It
+  // belongs to the replay thread, as the strategies do.
+  ReadBufferCache* read_buffers = nullptr;
 };
 
 std::unique_ptr<MetadataReplayStrategy> NewReplayStrategy(ReplayStrategyKind kind,

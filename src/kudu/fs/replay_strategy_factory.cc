@@ -39,9 +39,9 @@ std::unique_ptr<MetadataReplayStrategy> NewReplayStrategy(ReplayStrategyKind kin
                                                           const ReplayStrategyOptions& opts) {
   switch (kind) {
     case ReplayStrategyKind::kStreaming: return std::make_unique<StreamingReplay>();
-    case ReplayStrategyKind::kInMemory: return std::make_unique<InMemoryReplay>(opts.direct_read);
+    case ReplayStrategyKind::kInMemory: return std::make_unique<InMemoryReplay>(opts.direct_read, opts.read_buffers);
     case ReplayStrategyKind::kEncryptedInMemory:
-      return std::make_unique<EncryptedInMemoryReplay>(opts.direct_read);
+      return std::make_unique<EncryptedInMemoryReplay>(opts.direct_read, opts.read_buffers);
     case ReplayStrategyKind::kWindowed: return std::make_unique<WindowedReplay>(opts.window_bytes);
     case ReplayStrategyKind::kNumKinds: break;
   }

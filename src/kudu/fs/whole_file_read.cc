@@ -58,16 +58,68 @@ constexpr std::align_val_t kReadBufferAlignment{RandomAccessFile::kDirectReadAli
 
 void ReadBufferDelete::operator()(uint8_t* p) const {
   if (bytes >= kReleasedReadBufferBytes) {
+    if (cache != nullptr && cache->TakeBack(p, bytes)) return;
     PageMemoryFree(p, bytes);
   } else {
     ::operator delete[](p, kReadBufferAlignment);
   }
 }
 
-AlignedBytes AllocateReadBuffer(size_t capacity) {
+uint8_t* ReadBufferCache::Lend(size_t capacity) {
+  if (kept_ == nullptr || lent_ || capacity_ < capacity) return nullptr;
+  lent_ = true;
+  resident_ = std::max(resident_, capacity);
+  return kept_;
+}
+
+bool ReadBufferCache::TakeBack(uint8_t* p, size_t bytes) {
+  if (p == kept_) {
+    lent_ = false;
+    if (clear_on_return_) Clear();
+    return true;
+  }
+  if (kept_ != nullptr) return false;
+  kept_ = p;
+  capacity_ = bytes;
+  resident_ = bytes;  // allocated present
+  return true;
+}
+
+void ReadBufferCache::TrimTo(size_t bytes) {
+  // Less than a huge page past the file: nothing whole to give back, and
+  // no system call for it.
+  if (kept_ == nullptr || lent_ || resident_ < bytes + kHugePageBytes) return;
+  PageMemoryRelease(kept_ + bytes, resident_ - bytes);
+  // The huge page the file ends in stays whole.
+  resident_ = std::min(capacity_, (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes);
+}
+
+void ReadBufferCache::Clear() {
+  if (kept_ == nullptr) return;
+  // A lent buffer is still being read from: it goes when it comes back.
+  if (lent_) {
+    clear_on_return_ = true;
+    return;
+  }
+  PageMemoryFree(kept_, capacity_);
+  kept_ = nullptr;
+  capacity_ = 0;
+  resident_ = 0;
+  clear_on_return_ = false;
+}
+
+AlignedBytes AllocateReadBuffer(size_t capacity, ReadBufferCache* cache) {
   if (capacity >= kReleasedReadBufferBytes) {
+    if (cache != nullptr) {
+      if (uint8_t* kept = cache->Lend(capacity)) {
+        return AlignedBytes(kept, ReadBufferDelete{cache->capacity(), cache});
+      }
+      // Too small for this file: its pages go before the larger buffer's
+      // come, so the thread never holds both. A lent one stays kept.
+      if (!cache->lent_) cache->Clear();
+    }
     return AlignedBytes(static_cast<uint8_t*>(PageMemoryAllocate(capacity)),
-                        ReadBufferDelete{capacity});
+                        ReadBufferDelete{capacity, cache});
   }
   return AlignedBytes(new (kReadBufferAlignment) uint8_t[capacity], ReadBufferDelete{capacity});
 }
@@ -86,14 +138,14 @@ bool ShouldReadPastCache(RandomAccessFile* file, DirectReadMode mode) {
 }  // namespace
 
 Status ReadWholeFile(RandomAccessFile* file, DirectReadMode mode, uint64_t from, AlignedBytes* out,
-                     bool* direct) {
+                     bool* direct, ReadBufferCache* cache) {
   const uint64_t size = file->size();
   const size_t capacity = RandomAccessFile::DirectReadCapacity(size ? size : 1);
   // Not zero-initialised: every byte the replay reads is overwritten by the read.
   // A buffer the process cannot have is this strategy's failure, not the
   // open's: the replayer falls back to Streaming, whose buffers are small.
   try {
-    *out = AllocateReadBuffer(capacity);
+    *out = AllocateReadBuffer(capacity, cache);
   } catch (const std::bad_alloc&) {
     return Status::IOError(file->filename() + ": cannot allocate " + std::to_string(capacity) +
                            " bytes to read the whole file", "", ENOMEM);

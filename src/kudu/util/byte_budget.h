@@ -86,6 +86,19 @@ class ByteBudgetGrant {
     bytes_ = 0;
   }
   uint64_t bytes() const { return bytes_; }
+  // Takes the bytes up to `n` more if they are free now (never waits).
+  bool TryGrowTo(uint64_t n) {
+    if (n <= bytes_) return true;
+    if (budget_ == nullptr || !budget_->TryAcquire(n - bytes_)) return false;
+    bytes_ = n;
+    return true;
+  }
+  // Gives back what the grant holds beyond `n`.
+  void ShrinkTo(uint64_t n) {
+    if (budget_ == nullptr || n >= bytes_) return;
+    budget_->Release(bytes_ - n);
+    bytes_ = n;
+  }
 
  private:
   ByteBudget* budget_ = nullptr;
