@@ -41,6 +41,7 @@
 
 #include "kudu/tools/page_cache.h"
 #include "kudu/util/file.h"
+#include "kudu/util/page_memory.h"
 #include "kudu/util/io_fault_injector.h"
 #include "util/test_macros.h"
 #include "util/test_util.h"
@@ -239,6 +240,33 @@ TEST_F(WholeFileReadTest, ACacheLendsItsBufferToTheNextLargeFileThatFits) {
   cache.Clear();
   EXPECT_EQ(0u, cache.capacity());
 #endif
+}
+
+// Trimmed to a smaller file, the kept buffer gives back every page past the
+// huge page that file ends in, its last partial 2 MiB (small pages) too:
+// what it still holds is what resident() says, which its grant covers.
+TEST_F(WholeFileReadTest, ATrimmedBufferKeepsOnlyWhatItCounts) {
+#ifdef KUDU_ASAN
+  GTEST_SKIP() << "resident memory is the sanitizer's here, not the server's allocator's";
+#endif
+  const size_t mib = size_t{1} << 20;
+  // 9 MiB and a bit: four whole huge pages and a partial one.
+  const std::string big = test::RandomBytes(9 * mib + 5000, 31);
+  auto f = Open(MakeFile("big", big));
+  ReadBufferCache cache;
+  bool direct;
+  AlignedBytes buf;
+  ASSERT_OK(ReadWholeFile(f.get(), DirectReadMode::kNever, 0, &buf, &direct, &cache));
+  buf.reset();
+  const size_t capacity = cache.capacity();
+  ASSERT_EQ(capacity, cache.resident());
+  const int64_t before = ResidentBytes();
+  cache.TrimTo(mib);
+  EXPECT_EQ(kHugePageBytes, cache.resident());
+  EXPECT_GE(before - ResidentBytes(), static_cast<int64_t>(capacity - kHugePageBytes - 64 * 1024))
+      << "the pages past the first huge page are given back, the last partial 2 MiB's too";
+  cache.TrimTo(mib / 2);
+  EXPECT_EQ(kHugePageBytes, cache.resident()) << "the huge page the file ends in stays whole";
 }
 
 // Reading from an offset (an encrypted file's payload): through the cache

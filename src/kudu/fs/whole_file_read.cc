@@ -86,12 +86,14 @@ bool ReadBufferCache::TakeBack(uint8_t* p, size_t bytes) {
 }
 
 void ReadBufferCache::TrimTo(size_t bytes) {
-  // Less than a huge page past the file: nothing whole to give back, and
-  // no system call for it.
-  if (kept_ == nullptr || lent_ || resident_ < bytes + kHugePageBytes) return;
-  PageMemoryRelease(kept_ + bytes, resident_ - bytes);
+  const size_t keep = std::min(capacity_, (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes);
+  // Nothing past the huge page the file ends in: no system call.
+  if (kept_ == nullptr || lent_ || resident_ <= keep) return;
+  // Up to the buffer's end, not to resident_'s last whole huge page: a
+  // buffer's last partial 2 MiB is small pages, which count too.
+  PageMemoryReleaseTail(kept_, capacity_, bytes);
   // The huge page the file ends in stays whole.
-  resident_ = std::min(capacity_, (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes);
+  resident_ = keep;
 }
 
 void ReadBufferCache::Clear() {

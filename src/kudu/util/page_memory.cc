@@ -70,6 +70,15 @@ void PageMemoryRelease(void* p, size_t bytes) {
   if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
 }
 
+void PageMemoryReleaseTail(void* p, size_t bytes, size_t keep) {
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t from = (begin + keep + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  // Not past the array's last whole page: what follows may be another's.
+  const uintptr_t end = (begin + bytes) / page * page;
+  if (end > from) ::madvise(reinterpret_cast<void*>(from), end - from, MADV_DONTNEED);
+}
+
 void PageMemoryFree(void* p, size_t bytes) {
   if (p == nullptr) return;
   // Only whole pages inside the array: the allocator's own bookkeeping is

@@ -56,6 +56,10 @@ void PageMemoryFree(void* p, size_t bytes);
 // the array stays allocated (it is freed as usual later). Only whole huge
 // pages: giving back part of one frees nothing until the kernel splits it.
 void PageMemoryRelease(void* p, size_t bytes);
+// Gives the kernel back the pages of page memory `p` of `bytes` (as
+// allocated) from the end of the huge page its first `keep` bytes end in:
+// its whole huge pages and the small pages of its last partial 2 MiB.
+void PageMemoryReleaseTail(void* p, size_t bytes, size_t keep);
 // Frees it to the allocator with its pages still present, for the next
 // allocation there to use without faulting them in again: memory freed
 // once, when its owner is done (not a buffer freed over and over).
