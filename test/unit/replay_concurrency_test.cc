@@ -45,6 +45,31 @@ constexpr int kDirs = 8;
 constexpr int kThreadsPerDir = 8;
 constexpr uint64_t kBudget = 256 * 1024;
 
+// Turns a deadlock into a failure instead of a hung CI run: aborts unless
+// Finished() is called within 120 s.
+class DeadlockWatchdog {
+ public:
+  DeadlockWatchdog()
+      : thread_([this] {
+          for (int i = 0; i < 1200 && !done_.load(); i++) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          }
+          if (!done_.load()) {
+            fprintf(stderr, "replay did not finish in 120 s: deadlock?\n");
+            std::abort();
+          }
+        }) {}
+  ~DeadlockWatchdog() { Finished(); }
+  void Finished() {
+    done_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
 // Wraps a real strategy and measures the bytes its buffer holds: the whole
 // payload for the in-memory strategies, for the duration of Replay.
 class MeasuringStrategy : public MetadataReplayStrategy {
@@ -92,17 +117,7 @@ TEST(ReplayConcurrencyTest, SharedBudgetIsNeverOversubscribedAndNeverDeadlocks) 
     total += test::FileSizeOrDie(path);
   }
 
-  // A watchdog turns a deadlock into a failure instead of a hung CI run.
-  std::atomic<bool> done{false};
-  std::thread watchdog([&] {
-    for (int i = 0; i < 1200 && !done.load(); i++) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    if (!done.load()) {
-      fprintf(stderr, "replay did not finish in 120 s: deadlock?\n");
-      std::abort();
-    }
-  });
+  DeadlockWatchdog watchdog;
 
   ByteBudget budget(kBudget);
   ReplayStats stats;
@@ -135,8 +150,7 @@ TEST(ReplayConcurrencyTest, SharedBudgetIsNeverOversubscribedAndNeverDeadlocks) 
     });
   }
   for (auto& t : threads) t.join();
-  done = true;
-  watchdog.join();
+  watchdog.Finished();
 
   EXPECT_EQ(0, mismatches.load());
   EXPECT_LE(measured_peak.load(), kBudget);
@@ -176,16 +190,7 @@ TEST(ReplayConcurrencyTest, KeptBuffersStayWithinTheBudgetAndNeverDeadlock) {
     records_per_file.push_back(static_cast<size_t>(n));
     largest = std::max(largest, RandomAccessFile::DirectReadCapacity(test::FileSizeOrDie(path)));
   }
-  std::atomic<bool> done{false};
-  std::thread watchdog([&] {
-    for (int i = 0; i < 1200 && !done.load(); i++) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    if (!done.load()) {
-      fprintf(stderr, "replay did not finish in 120 s: deadlock?\n");
-      std::abort();
-    }
-  });
+  DeadlockWatchdog watchdog;
 
   const uint64_t total = 2 * largest;
   ByteBudget budget(total);
@@ -215,8 +220,7 @@ TEST(ReplayConcurrencyTest, KeptBuffersStayWithinTheBudgetAndNeverDeadlock) {
     });
   }
   for (auto& t : threads) t.join();
-  done = true;
-  watchdog.join();
+  watchdog.Finished();
 
   EXPECT_EQ(0, mismatches.load());
   EXPECT_LE(budget.peak(), total);
