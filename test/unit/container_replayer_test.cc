@@ -273,15 +273,22 @@ TEST(ContainerReplayerTest, RealPartialRecordIsKeptWithoutASecondPass) {
 }
 
 // Two metadata files of at least kReleasedReadBufferBytes, `big` the larger:
-// files whose whole-file buffers a replay thread keeps.
-class KeptBufferTest : public ::testing::Test {
+// files whose whole-file buffers a replay thread keeps. Plain, or encrypted
+// (Encrypted-InMemory decrypts in the kept buffer, over the bytes of the
+// file read into it before).
+class KeptBufferTest : public ::testing::TestWithParam<bool> {
  protected:
+  static constexpr int kBigRecords = 260000;
+  static constexpr int kSmallRecords = 140000;
   void SetUp() override {
     big_ = dir_.Join("big.metadata");
     small_ = dir_.Join("small.metadata");
-    ASSERT_TRUE(test::WriteMetadataFile(big_, test::MakeRecordSequence(260000)).ok());
-    ASSERT_TRUE(
-        test::WriteMetadataFile(small_, test::MakeRecordSequence(140000, 3, 1ULL << 30)).ok());
+    test::MetadataFileOptions opts;
+    if (GetParam()) opts.server_key = &key_;
+    ASSERT_TRUE(test::WriteMetadataFile(big_, test::MakeRecordSequence(kBigRecords), opts).ok());
+    ASSERT_TRUE(test::WriteMetadataFile(
+                    small_, test::MakeRecordSequence(kSmallRecords, 3, 1ULL << 30), opts)
+                    .ok());
     ASSERT_GE(test::FileSizeOrDie(small_), kReleasedReadBufferBytes);
     // Far enough apart that the kept buffer is trimmed between them.
     ASSERT_GT(Capacity(big_), Capacity(small_) + 2 * kHugePageBytes);
@@ -294,14 +301,20 @@ class KeptBufferTest : public ::testing::Test {
   static uint64_t Capacity(const std::string& path) {
     return RandomAccessFile::DirectReadCapacity(test::FileSizeOrDie(path));
   }
-  // Replays `path` with `replayer` and checks the result is Streaming's.
-  ContainerReplayResult ReplayAndCompare(ContainerReplayer* replayer, const std::string& path) {
+  // Replays `path` with `replayer`; with `compare`, checks the result is
+  // Streaming's (two reads a record: kept for the replays into a buffer
+  // that held another file's bytes).
+  ContainerReplayResult ReplayAndCompare(ContainerReplayer* replayer, const std::string& path,
+                                         bool compare = false) {
     std::unique_ptr<RandomAccessFile> file, again;
-    EXPECT_TRUE(RandomAccessFile::Open(path, nullptr, &file).ok());
+    const ServerKey* key = GetParam() ? &key_ : nullptr;
+    EXPECT_TRUE(RandomAccessFile::Open(path, key, &file).ok());
     ContainerReplayState state(1ULL << 40, 0, 4096);
     ContainerReplayResult r = replayer->Replay(file.get(), &state);
     EXPECT_TRUE(r.outcome.clean()) << r.outcome.ToString();
-    EXPECT_TRUE(RandomAccessFile::Open(path, nullptr, &again).ok());
+    EXPECT_EQ(path == big_ ? kBigRecords : kSmallRecords, r.outcome.records);
+    if (!compare) return r;
+    EXPECT_TRUE(RandomAccessFile::Open(path, key, &again).ok());
     ContainerReplayState reference(1ULL << 40, 0, 4096);
     StreamingReplay streaming;
     EXPECT_TRUE(streaming.Replay(again.get(), &reference).SameAs(r.outcome));
@@ -309,6 +322,12 @@ class KeptBufferTest : public ::testing::Test {
     return r;
   }
 
+  // The strategy the policy gives these files.
+  ReplayStrategyKind WholeFile() const {
+    return GetParam() ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory;
+  }
+
+  const ServerKey key_ = test::TestServerKey(16);
   test::TempDir dir_;
   std::string big_, small_;
 };
@@ -319,26 +338,26 @@ class KeptBufferTest : public ::testing::Test {
 // trims it, and the grant with it, so the kept pages follow the file
 // being read; a larger one that fits the buffer grows the grant back. The
 // thread gives it back when it has no container left.
-TEST_F(KeptBufferTest, TheKeptBufferServesTheNextContainersAndFollowsTheirSize) {
+TEST_P(KeptBufferTest, TheKeptBufferServesTheNextContainersAndFollowsTheirSize) {
   ReplayStats stats;
   ByteBudget budget(64 << 20);
   ContainerReplayer replayer(ReplayPolicyOptions(), &budget, &stats);
   ContainerReplayResult r = ReplayAndCompare(&replayer, big_);
-  EXPECT_EQ(ReplayStrategyKind::kInMemory, r.chosen);
+  EXPECT_EQ(WholeFile(), r.chosen);
   EXPECT_EQ(Capacity(big_), replayer.kept_buffer_bytes());
   EXPECT_EQ(Capacity(big_), budget.held());
 
   // Read into the buffer that still holds the first file's bytes: the
   // same records as Streaming's all the same.
-  r = ReplayAndCompare(&replayer, small_);
-  EXPECT_EQ(ReplayStrategyKind::kInMemory, r.chosen);
+  r = ReplayAndCompare(&replayer, small_, /*compare=*/true);
+  EXPECT_EQ(WholeFile(), r.chosen);
   EXPECT_EQ(Trimmed(small_), r.budget_bytes);
   EXPECT_EQ(Trimmed(small_), budget.held());
   EXPECT_EQ(Capacity(big_), budget.peak()) << "no second grant";
 
   // The trimmed pages come back as the larger file is read.
-  r = ReplayAndCompare(&replayer, big_);
-  EXPECT_EQ(ReplayStrategyKind::kInMemory, r.chosen);
+  r = ReplayAndCompare(&replayer, big_, /*compare=*/true);
+  EXPECT_EQ(WholeFile(), r.chosen);
   EXPECT_EQ(Capacity(big_), budget.held());
   EXPECT_EQ(Capacity(big_), budget.peak());
   EXPECT_EQ(Capacity(big_), replayer.kept_buffer_bytes());
@@ -353,7 +372,7 @@ TEST_F(KeptBufferTest, TheKeptBufferServesTheNextContainersAndFollowsTheirSize) 
 // buffer holds. Here the budget fits only the larger file: asked while the
 // smaller buffer were still held, the grant would be refused and the
 // container replayed without its whole-file buffer.
-TEST_F(KeptBufferTest, ALargerContainerGivesTheKeptBufferBackFirst) {
+TEST_P(KeptBufferTest, ALargerContainerGivesTheKeptBufferBackFirst) {
   ReplayStats stats;
   ByteBudget budget(Capacity(big_));
   ReplayPolicyOptions policy;
@@ -361,11 +380,11 @@ TEST_F(KeptBufferTest, ALargerContainerGivesTheKeptBufferBackFirst) {
   policy.budget_wait_ms = 0;
   ContainerReplayer replayer(policy, &budget, &stats);
   ContainerReplayResult r = ReplayAndCompare(&replayer, small_);
-  EXPECT_EQ(ReplayStrategyKind::kInMemory, r.chosen);
+  EXPECT_EQ(WholeFile(), r.chosen);
   EXPECT_EQ(Capacity(small_), budget.held());
 
   r = ReplayAndCompare(&replayer, big_);
-  EXPECT_EQ(ReplayStrategyKind::kInMemory, r.chosen);
+  EXPECT_EQ(WholeFile(), r.chosen);
   EXPECT_EQ(Capacity(big_), budget.held());
   EXPECT_EQ(Capacity(big_), replayer.kept_buffer_bytes());
   EXPECT_EQ(0u, stats.budget_wait_timeouts.load());
@@ -375,7 +394,7 @@ TEST_F(KeptBufferTest, ALargerContainerGivesTheKeptBufferBackFirst) {
 // (another thread holds the rest of the budget) is given back, and the file
 // takes the next step of its plan: the thread never waits for budget while
 // it keeps a buffer.
-TEST_F(KeptBufferTest, AGrantThatCannotGrowGivesTheBufferBack) {
+TEST_P(KeptBufferTest, AGrantThatCannotGrowGivesTheBufferBack) {
   ReplayStats stats;
   ByteBudget budget(Capacity(big_) + (8 << 20));
   ReplayPolicyOptions policy;
@@ -397,6 +416,11 @@ TEST_F(KeptBufferTest, AGrantThatCannotGrowGivesTheBufferBack) {
   other_thread.Reset();
   EXPECT_EQ(0u, budget.held());
 }
+
+INSTANTIATE_TEST_SUITE_P(PlainAndEncrypted, KeptBufferTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "encrypted" : "plain";
+                         });
 
 }  // namespace
 }  // namespace fs
