@@ -278,17 +278,36 @@ TEST(ContainerReplayerTest, RealPartialRecordIsKeptWithoutASecondPass) {
 // file read into it before).
 class KeptBufferTest : public ::testing::TestWithParam<bool> {
  protected:
-  static constexpr int kBigRecords = 260000;
-  static constexpr int kSmallRecords = 140000;
+  static constexpr int kBigRecords = 250000;
+  static constexpr int kSmallRecords = 125000;
+  // Written once for every test of the suite: they only read them.
+  static void SetUpTestSuite() {
+    dir_ = new test::TempDir();
+    for (bool encrypted : {false, true}) {
+      test::MetadataFileOptions opts;
+      if (encrypted) opts.server_key = &Key();
+      const std::string prefix = encrypted ? "encrypted-" : "plain-";
+      ASSERT_TRUE(test::WriteMetadataFile(dir_->Join(prefix + "big.metadata"),
+                                          test::MakeRecordSequence(kBigRecords), opts)
+                      .ok());
+      ASSERT_TRUE(test::WriteMetadataFile(dir_->Join(prefix + "small.metadata"),
+                                          test::MakeRecordSequence(kSmallRecords, 3, 1ULL << 30),
+                                          opts)
+                      .ok());
+    }
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static const ServerKey& Key() {
+    static const ServerKey key = test::TestServerKey(16);
+    return key;
+  }
   void SetUp() override {
-    big_ = dir_.Join("big.metadata");
-    small_ = dir_.Join("small.metadata");
-    test::MetadataFileOptions opts;
-    if (GetParam()) opts.server_key = &key_;
-    ASSERT_TRUE(test::WriteMetadataFile(big_, test::MakeRecordSequence(kBigRecords), opts).ok());
-    ASSERT_TRUE(test::WriteMetadataFile(
-                    small_, test::MakeRecordSequence(kSmallRecords, 3, 1ULL << 30), opts)
-                    .ok());
+    const std::string prefix = GetParam() ? "encrypted-" : "plain-";
+    big_ = dir_->Join(prefix + "big.metadata");
+    small_ = dir_->Join(prefix + "small.metadata");
     ASSERT_GE(test::FileSizeOrDie(small_), kReleasedReadBufferBytes);
     // Far enough apart that the kept buffer is trimmed between them.
     ASSERT_GT(Capacity(big_), Capacity(small_) + 2 * kHugePageBytes);
@@ -307,7 +326,7 @@ class KeptBufferTest : public ::testing::TestWithParam<bool> {
   ContainerReplayResult ReplayAndCompare(ContainerReplayer* replayer, const std::string& path,
                                          bool compare = false) {
     std::unique_ptr<RandomAccessFile> file, again;
-    const ServerKey* key = GetParam() ? &key_ : nullptr;
+    const ServerKey* key = GetParam() ? &Key() : nullptr;
     EXPECT_TRUE(RandomAccessFile::Open(path, key, &file).ok());
     ContainerReplayState state(1ULL << 40, 0, 4096);
     ContainerReplayResult r = replayer->Replay(file.get(), &state);
@@ -327,10 +346,11 @@ class KeptBufferTest : public ::testing::TestWithParam<bool> {
     return GetParam() ? ReplayStrategyKind::kEncryptedInMemory : ReplayStrategyKind::kInMemory;
   }
 
-  const ServerKey key_ = test::TestServerKey(16);
-  test::TempDir dir_;
+  static test::TempDir* dir_;
   std::string big_, small_;
 };
+
+test::TempDir* KeptBufferTest::dir_ = nullptr;
 
 // The buffer a replay thread keeps for its next container stays counted in
 // the budget, and a container that fits in it is read there without a

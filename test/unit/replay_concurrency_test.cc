@@ -33,6 +33,7 @@
 #include "kudu/fs/container_replay_state.h"
 #include "kudu/fs/container_replayer.h"
 #include "kudu/fs/streaming_replay.h"
+#include "kudu/fs/whole_file_read.h"
 #include "kudu/util/byte_budget.h"
 #include "kudu/util/file.h"
 #include "util/test_util.h"
@@ -183,9 +184,10 @@ TEST(ReplayConcurrencyTest, KeptBuffersStayWithinTheBudgetAndNeverDeadlock) {
   std::vector<std::string> paths;
   std::vector<size_t> records_per_file;
   uint64_t largest = 0;
-  for (int n : {110000, 165000, 125000, 150000, 112000, 140000}) {
+  for (int n : {125000, 160000, 130000, 145000}) {
     std::string path = dir.Join("f" + std::to_string(paths.size()) + ".metadata");
     ASSERT_TRUE(test::WriteMetadataFile(path, test::MakeRecordSequence(n)).ok());
+    ASSERT_GE(test::FileSizeOrDie(path), kReleasedReadBufferBytes);
     paths.push_back(path);
     records_per_file.push_back(static_cast<size_t>(n));
     largest = std::max(largest, RandomAccessFile::DirectReadCapacity(test::FileSizeOrDie(path)));
