@@ -241,12 +241,23 @@ Status LogBlockContainerWriter::StageRecord(const BlockRecordPB& record) {
   if (!record.AppendToString(&body_)) {
     return Status::InvalidArgument(metadata_path_ + ": record does not serialize");
   }
+  StageBody(body_);
+  return Status::OK();
+}
+
+void LogBlockContainerWriter::StageBody(Slice body) {
   // Sparse data stages up to a flush's worth: reserving it once saves the
   // string's regrowth copies.
   if (params_.sparse_data && staged_.capacity() < kSparseMetadataFlushBytes) {
     staged_.reserve(kSparseMetadataFlushBytes + 4096);
   }
-  pb_container::AppendRecord(params_.version, body_, &staged_);
+  pb_container::AppendRecord(params_.version, body, &staged_);
+}
+
+Status LogBlockContainerWriter::StageRecord(const BlockRecord& record, uint64_t timestamp_us) {
+  if (!is_open()) return Status::IllegalState(metadata_path_ + ": container is closed");
+  uint8_t body[kMaxEncodedBlockRecordBytes];
+  StageBody(Slice(body, EncodeBlockRecord(record, timestamp_us, body)));
   return Status::OK();
 }
 

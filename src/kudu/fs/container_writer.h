@@ -57,6 +57,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "kudu/fs/block_id.h"
+#include "kudu/fs/block_record.h"
 #include "kudu/fs/fs.pb.h"
 #include "kudu/fs/live_block_set.h"
 #include "kudu/fs/seeded_random.h"
@@ -197,6 +198,10 @@ class LogBlockContainerWriter {
   // Frames `record` into the pending metadata buffer; nothing is written
   // until CommitRecords().
   Status StageRecord(const BlockRecordPB& record);
+  // The same for the record `record` and `timestamp_us` make, encoded
+  // without a message (EncodeBlockRecord: protobuf's bytes). The block
+  // manager's path.
+  Status StageRecord(const BlockRecord& record, uint64_t timestamp_us);
   // Writes the staged records in one write: always, or, with sparse data,
   // once enough are staged to make the write worth its system call.
   Status CommitRecords();
@@ -298,6 +303,8 @@ class LogBlockContainerWriter {
   std::unique_ptr<PbContainerWriter> metadata_;
   // Flushes staged_ whatever its size.
   Status WriteStaged();
+  // Frames a record's body into staged_.
+  void StageBody(Slice body);
   // Sparse data: gives the data file the size its written blocks reach,
   // which their records may then name.
   Status ExtendSparseData();
@@ -448,7 +455,6 @@ class LogWritableBlockManager {
   std::vector<uint64_t> first_ids_;
   LogBlockContainerWriter* current_ = nullptr;
   size_t live_count_ = 0;
-  BlockRecordPB record_;  // serialization scratch, reused for every record
   // Per-call scratch of CreateBlocks and DeleteBlocks, kept so that the
   // small batches of a workload allocate nothing.
   std::vector<PendingCreate> pending_;

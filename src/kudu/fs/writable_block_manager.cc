@@ -210,8 +210,13 @@ Status LogWritableBlockManager::CreateBlocks(const std::vector<Slice>& data,
     data_bytes_written_ += d.size();
     const BlockId id(next_block_id_++);
     const int64_t length = static_cast<int64_t>(d.size());
-    LogBlockContainerWriter::FillCreateRecord(id, now, offset, length, &record_);
-    RETURN_NOT_OK(c->StageRecord(record_));
+    BlockRecord create;
+    create.block_id = id.id();
+    create.op_type = CREATE;
+    create.has_offset = create.has_length = true;
+    create.offset = offset;
+    create.length = length;
+    RETURN_NOT_OK(c->StageRecord(create, now));
     pending.push_back(PendingCreate{id, offset, length});
     ids->push_back(id);
     const bool full = IsFull(c);
@@ -298,9 +303,11 @@ Status LogWritableBlockManager::CommitDeletes(LogBlockContainerWriter* c,
                                               const std::vector<BlockId>& ids,
                                               uint64_t timestamp_us) {
   RETURN_NOT_OK(Touch(c));
+  BlockRecord del;
+  del.op_type = DELETE;
   for (BlockId id : ids) {
-    LogBlockContainerWriter::FillDeleteRecord(id, timestamp_us, &record_);
-    RETURN_NOT_OK(c->StageRecord(record_));
+    del.block_id = id.id();
+    RETURN_NOT_OK(c->StageRecord(del, timestamp_us));
   }
   RETURN_NOT_OK(c->CommitRecords());
   if (opts_.sync) RETURN_NOT_OK(c->SyncMetadata());
