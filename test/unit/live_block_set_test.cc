@@ -502,6 +502,65 @@ TEST(LiveBlockSetPackedRandomTest, MatchesAMap) {
   EXPECT_LT(set.sorted_slot_bytes(), 24 * set.slot_count());
 }
 
+// A server that deletes nearly all it writes: CREATEs of ascending ids and
+// DELETEs of random live blocks in turn, the live count held near a target
+// that moves from a few dozen blocks to thousands and back, so that a set
+// crosses every size its DELETEs are searched at (the slot index's bounds
+// among them) and is compacted again and again. Now and then a block comes
+// back right after its DELETE (revived in place), and ids that are not live
+// (never created, or deleted already) are erased and looked up. Every
+// answer is checked against the model, the whole set at each target.
+TEST(LiveBlockSetTest, DeleteHeavyStreamsMatchAMap) {
+  for (uint64_t seed = 1; seed <= 3; seed++) {
+    SeededRandom rnd(seed);
+    LiveBlockSet set;
+    Model model;
+    std::vector<uint64_t> live;  // the model's ids, in no order
+    uint64_t next_id = 1000 * seed;
+    for (const size_t target : {40, 900, 6000, 300, 3000, 20}) {
+      for (int step = 0; step < 20000; step++) {
+        const uint64_t op = rnd.Uniform(100);
+        if (op < 2) {
+          // Not live: beyond every id, or deleted (or never created) below.
+          const uint64_t id = rnd.Uniform(2) ? next_id + rnd.Uniform(100) : rnd.Uniform(next_id);
+          if (model.count(id)) continue;
+          BlockLocation unused;
+          ASSERT_FALSE(set.Erase(id, &unused)) << "seed " << seed << " id " << id;
+          ASSERT_FALSE(set.Find(id).has_value()) << "seed " << seed << " id " << id;
+        } else if (live.size() < target || (live.size() == target && op % 2 == 0)) {
+          const BlockLocation loc{static_cast<int64_t>(next_id * 4096),
+                                  static_cast<int64_t>(1 + rnd.Uniform(4096))};
+          ASSERT_TRUE(set.Insert(next_id, loc)) << "seed " << seed;
+          model[next_id] = loc;
+          live.push_back(next_id);
+          next_id += 1 + rnd.Uniform(3);
+        } else if (!live.empty()) {
+          const size_t k = rnd.Uniform(live.size());
+          const uint64_t id = live[k];
+          live[k] = live.back();
+          live.pop_back();
+          BlockLocation erased;
+          const size_t slots = set.slot_count();
+          ASSERT_TRUE(set.Erase(id, &erased)) << "seed " << seed << " id " << id;
+          ASSERT_EQ(model[id], erased) << "seed " << seed << " id " << id;
+          model.erase(id);
+          if (op == 99 && set.slot_count() == slots) {
+            // Its tombstone is still there (the DELETE compacted nothing):
+            // the block comes back in place, and stays findable.
+            const BlockLocation back{erased.offset, erased.length + 1};
+            ASSERT_TRUE(set.Insert(id, back)) << "seed " << seed << " id " << id;
+            model[id] = back;
+            live.push_back(id);
+            ASSERT_EQ(back, set.Find(id)) << "seed " << seed << " id " << id;
+          }
+        }
+      }
+      ExpectSame(model, set);
+      ASSERT_FALSE(set.hashed()) << "ascending ids and revivals in place stay sorted";
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(OutOfOrderShare, LiveBlockSetRandomTest,
                          ::testing::Values(0.0, 0.001, 0.05, 1.0));
 

@@ -76,6 +76,9 @@ void LiveBlockSet::Clear() {
   live_ = 0;
   tombstones_ = 0;
   sorted_.clear();
+  index_ = std::vector<uint16_t>();
+  indexed_ = 0;
+  erased_ = 0;
   hot_limit_ = kHotSlots;
   packed_.clear();
   runs_.clear();
@@ -166,6 +169,35 @@ LiveBlockSet::Slot* LiveBlockSet::FindSlot(uint64_t id) {
   return const_cast<Slot*>(static_cast<const LiveBlockSet*>(this)->FindSlot(id));
 }
 
+LiveBlockSet::Slot* LiveBlockSet::FindSlotIndexed(uint64_t id) {
+  const size_t n = sorted_.size();
+  if (n < kIndexedSlotsFrom || n > kIndexedSlotsAtMost) return FindSlot(id);
+  if (indexed_ == 0 || 2 * n > index_.size()) {
+    // Sized for the slots there are, 2 to 4 entries a slot: the set can
+    // double before the next rebuild (O(1) per slot, amortised), and a set
+    // compacted to a few slots does not clear a table made for thousands.
+    index_.assign(size_t{1} << (65 - __builtin_clzll(n)), 0);
+    indexed_ = 0;
+  }
+  const size_t mask = index_.size() - 1;
+  const int shift = 64 - __builtin_ctzll(index_.size());
+  // Fibonacci hashing: consecutive ids, the common case, land far apart.
+  const auto home = [shift](uint64_t key) {
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift);
+  };
+  Slot* data = sorted_.data();
+  for (; indexed_ < n; indexed_++) {
+    size_t h = home(data[indexed_].id);
+    while (index_[h] != 0) h = (h + 1) & mask;
+    index_[h] = static_cast<uint16_t>(indexed_ + 1);
+  }
+  for (size_t h = home(id);; h = (h + 1) & mask) {
+    const uint16_t e = index_[h];
+    if (e == 0) return nullptr;
+    if (data[e - 1].id == id) return &data[e - 1];
+  }
+}
+
 size_t LiveBlockSet::RunLength(const LiveBlock* blocks, size_t n, int64_t* base) {
   // The run's base is its lowest offset: every block of it must lie within
   // 32 bits of the first id and of that offset, and be shorter than the
@@ -222,6 +254,7 @@ void LiveBlockSet::PackOldest() {
   }
   const size_t packed = AppendRuns(sorted_.data(), live);
   sorted_.erase(sorted_.begin(), sorted_.begin() + static_cast<std::ptrdiff_t>(packed));
+  ForgetIndex();
   if (packed < live) hot_limit_ = SIZE_MAX;
 }
 
@@ -402,12 +435,17 @@ bool LiveBlockSet::Erase(uint64_t id, BlockLocation* erased) {
     CompactPackedIfMostlyDead();
     return true;
   }
-  Slot* s = FindSlot(id);
+  // A set that has lost at least as many blocks as it holds has about as
+  // many DELETEs as CREATEs ahead too: indexing the slots each appends is
+  // then cheaper than searching for each DELETE (a live-heavy set's few
+  // DELETEs would not pay for it).
+  Slot* s = erased_ >= live_ ? FindSlotIndexed(id) : FindSlot(id);
   if (s == nullptr || s->loc.length == kTombstone) return false;
   *erased = s->loc;
   s->loc.length = kTombstone;
   tombstones_++;
   live_--;
+  erased_++;
   CompactIfMostlyDead();
   return true;
 }
@@ -430,6 +468,7 @@ void LiveBlockSet::CompactIfMostlyDead() {
   }
   sorted_.resize(static_cast<size_t>(out - sorted_.data()));
   tombstones_ = 0;
+  ForgetIndex();
 }
 
 std::optional<BlockLocation> LiveBlockSet::Find(uint64_t id) const {

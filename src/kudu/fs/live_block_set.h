@@ -20,11 +20,13 @@
 // A server hands out block ids in increasing order, so the CREATE records of
 // one container almost always arrive with ascending ids. While they do, the
 // set is a vector sorted by id: a CREATE is an append (no hashing, no cache
-// miss: the next slot is next to the last one), a DELETE is a binary search
-// that leaves a tombstone, and a block re-created after its DELETE revives
-// its tombstone in place. The first CREATE that would break the order moves
-// the live blocks into a hash map, which then serves the rest of the replay:
-// the result is the same either way, only the cost differs.
+// miss: the next slot is next to the last one), a DELETE is a search that
+// leaves a tombstone (a probe of an index of the slots in a set that
+// deletes about as much as it creates), and a block re-created after its
+// DELETE revives its tombstone in place. The first CREATE that would break
+// the order moves the live blocks into a hash map, which then serves the
+// rest of the replay: the result is the same either way, only the cost
+// differs.
 //
 // A hash map insert per CREATE would be the largest single cost of a replay,
 // almost all of it cache misses (the profiles in docs/benchmarks.md); the
@@ -161,6 +163,11 @@ class LiveBlockSet {
   // The slot holding `id` (live or tombstone), or nullptr.
   Slot* FindSlot(uint64_t id);
   const Slot* FindSlot(uint64_t id) const;
+  // The same, through index_ while the set has kIndexedSlotsFrom to
+  // kIndexedSlotsAtMost slots: what a DELETE takes.
+  Slot* FindSlotIndexed(uint64_t id);
+  // Slots moved: index_ is rebuilt at its next use.
+  void ForgetIndex() { indexed_ = 0; }
   void MoveToHashMap();
   bool InsertSlow(uint64_t id, BlockLocation loc);
   // Drops the tombstones once they outnumber the live blocks, so that memory
@@ -265,6 +272,23 @@ class LiveBlockSet {
   size_t packed_tombstones_ = 0;
   uint64_t packed_last_id_ = 0;
   absl::flat_hash_map<uint64_t, BlockLocation> map_;
+
+  // The positions of sorted_'s slots by id, for the sets a server that
+  // deletes nearly all it writes searches once per DELETE: a few hundred
+  // to a few thousand slots, where a search is a dozen dependent loads and
+  // a probe here one or two. Open addressing, each entry a slot's position
+  // plus one (0: empty), at most half full. Built by a DELETE once the set
+  // has lost as many blocks as it holds (a set that mostly grows never
+  // pays for it) and brought up to date by each next one with the slots
+  // appended since, so a CREATE does no more than before; a compaction or
+  // packing moves slots and forgets it. Below kIndexedSlotsFrom a search
+  // reads a few cache lines; above kIndexedSlotsAtMost the table would
+  // outgrow 64 KiB, and FindSlot's interpolated window serves as before.
+  static constexpr size_t kIndexedSlotsFrom = 64;
+  static constexpr size_t kIndexedSlotsAtMost = 8192;
+  std::vector<uint16_t> index_;
+  size_t indexed_ = 0;  // sorted_[0, indexed_) are in index_
+  size_t erased_ = 0;   // blocks of sorted_ erased since Clear
 };
 
 }  // namespace fs
