@@ -35,6 +35,7 @@
 //     accelerated strategy falls back) or fails with an I/O error naming the
 //     metadata file, and the next open is the reference again.
 #include <fcntl.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <glog/logging.h>
@@ -51,6 +52,7 @@
 #include "kudu/fs/container_writer.h"
 #include "kudu/fs/metadata_readahead.h"
 #include "kudu/tools/block_workload.h"
+#include "kudu/tools/page_cache.h"
 #include "kudu/util/env.h"
 #include "kudu/util/io_fault_injector.h"
 #include "util/fs_fixture_util.h"
@@ -452,6 +454,66 @@ TEST(DirReadaheadTest, ReadsAheadFromTheEndOfTheFirstWave) {
 
 // A tight budget, many threads, read-ahead on: the open never holds more
 // than the budget, nothing deadlocks, and the result is the reference.
+// Files of 256 KiB or more that the in-memory replay reads past the page
+// cache while they are not in it are left to that read: read ahead, they
+// would be found cached and copied out of the page cache. Read through the
+// cache (direct reads off, or Streaming), they are read ahead as before.
+TEST(OpenReadaheadLargeFilesTest, FilesReadPastTheCacheAreNotReadAhead) {
+  test::TempDir tmp;
+  const std::vector<std::string> roots = {tmp.Join("d0")};
+  tools::BlockWorkloadOptions wo;
+  wo.writer.data_dirs = roots;
+  wo.writer.sync = false;
+  wo.writer.sparse_data = true;
+  wo.containers = 6;
+  wo.blocks_per_container = 9000;
+  wo.deleted_block_percentage = 0;
+  wo.seed = 5;
+  tools::BlockWorkloadResult gen;
+  RA_ASSERT_OK(tools::RunBlockWorkload(wo, &gen));
+  const std::vector<std::string> files = MetadataFilesIn(roots[0]);
+  ASSERT_EQ(6u, files.size());
+  for (const std::string& f : files) ASSERT_GE(test::FileSizeOrDie(f), kMinDirectReadBytes) << f;
+  struct statfs fs_info;
+  constexpr long kTmpfsMagic = 0x01021994;
+  if (::statfs(files[0].c_str(), &fs_info) == 0 && fs_info.f_type == kTmpfsMagic) {
+    GTEST_SKIP() << tmp.path() << " is on tmpfs: its files cannot be made cold";
+  }
+  const struct {
+    StrategyChoice choice;
+    DirectReadMode direct;
+    bool read_ahead;
+  } rows[] = {
+      {StrategyChoice::kAuto, DirectReadMode::kCold, false},
+      {StrategyChoice::kInMemory, DirectReadMode::kCold, false},
+      {StrategyChoice::kAuto, DirectReadMode::kAlways, false},
+      {StrategyChoice::kAuto, DirectReadMode::kNever, true},
+      {StrategyChoice::kStreaming, DirectReadMode::kCold, true},
+  };
+  for (const auto& row : rows) {
+    const std::string what = std::string(StrategyChoiceName(row.choice)) + ", direct reads " +
+                             DirectReadModeName(row.direct);
+    // Cold, or the read-ahead would hold back as for a warm restart.
+    ::sync();
+    for (const std::string& f : files) {
+      std::unique_ptr<RandomAccessFile> file;
+      RA_ASSERT_OK(RandomAccessFile::Open(f, nullptr, &file));
+      tools::DropFromPageCache(*file);
+    }
+    fs::BlockManagerOpenOptions o = Options(roots, nullptr, row.choice, ReadaheadMode::kFadvise, 1);
+    o.policy.direct_read = row.direct;
+    fs::OpenResult r;
+    fs::OpenBlockManager(o, &r);
+    ASSERT_TRUE(r.ok()) << what << ": " << r.status.ToString();
+    EXPECT_EQ(gen.blocks_created, r.block_map->size()) << what;
+    if (row.read_ahead) {
+      EXPECT_GT(r.replay.readahead_files, 0u) << what;
+    } else {
+      EXPECT_EQ(0u, r.replay.readahead_files) << what;
+    }
+  }
+}
+
 TEST(OpenReadaheadBudgetTest, TightBudgetManyThreads) {
   test::TempDir tmp;
   std::vector<std::string> roots;

@@ -43,11 +43,6 @@ TEST(ReadaheadFlagsTest, ParseAndBytes) {
     EXPECT_NE(std::string::npos, s.ToString().find("none or fadvise, got '" + std::string(bad) + "'"))
         << s.ToString();
   }
-  // Whole files up to the threshold; above it, the header plus one window.
-  EXPECT_EQ(1000u, fs::ReadaheadBytesFor(1000, 0, 1000, 64));
-  EXPECT_EQ(1064u, fs::ReadaheadBytesFor(1064, 64, 1000, 64));
-  EXPECT_EQ(64u + 4096, fs::ReadaheadBytesFor(100000, 64, 1000, 4096));
-  EXPECT_EQ(RandomAccessFile::kPrefetchChunkBytes, fs::ReadaheadBytesFor(1 << 30, 0, 0, 0));
 }
 
 }  // namespace

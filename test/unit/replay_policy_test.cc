@@ -257,21 +257,43 @@ TEST(ReplayPolicyTest, InvariantsOverAGrid) {
   }
 }
 
-// How much of a file read-ahead fetches: what the replay reads first.
+// How much of a file read-ahead fetches: what the replay reads first, and
+// nothing of a file the replay reads past the page cache.
 TEST(ReplayPolicyTest, ReadaheadBytes) {
+  constexpr uint64_t kDirect = kMinDirectReadBytes;
+  constexpr uint64_t kLarge = 64 << 20;  // a threshold above them all
+  constexpr auto kCold = DirectReadMode::kCold, kNever = DirectReadMode::kNever,
+                 kAlways = DirectReadMode::kAlways;
   struct {
+    StrategyChoice choice;
+    DirectReadMode direct;
     uint64_t threshold, window, file_size, header, want;
   } rows[] = {
-      {1000, 64, 1000, 0, 1000},        // within the threshold: the whole file
-      {1000, 64, 1064, 64, 1064},       // the threshold counts the payload only
-      {1000, 4096, 100000, 64, 4160},   // above it: the header and one window
-      {10, 4096, 100, 0, 100},          // never more than the file
-      {0, 0, 1 << 30, 0, kReadaheadBytesWithoutWindow},  // no window: the first 128 KiB
-      {0, 4096, 0, 0, 0},               // an empty file
+      {Auto, kCold, 1000, 64, 1000, 0, 1000},        // within the threshold: the whole file
+      {Auto, kCold, 1000, 64, 1064, 64, 1064},       // the threshold counts the payload only
+      {Auto, kCold, 1000, 4096, 100000, 64, 4160},   // above it: the header and one window
+      {Auto, kCold, 10, 4096, 100, 0, 100},          // never more than the file
+      {Auto, kCold, 0, 0, 1 << 30, 0, kReadaheadBytesWithoutWindow},  // no window: 128 KiB
+      {Auto, kCold, 0, 4096, 0, 0, 0},               // an empty file
+      // A file read whole past the page cache when cold: nothing, as the
+      // replay reads it with O_DIRECT; just below that size, all of it.
+      {Auto, kCold, kLarge, 0, kDirect, 0, 0},
+      {Auto, kCold, kLarge, 0, kDirect - 1, 0, kDirect - 1},
+      {Auto, kAlways, kLarge, 0, kDirect, 0, 0},
+      {InMemory, kCold, kLarge, 0, 32 << 20, 64, 0},
+      // Read through the page cache: the whole file again.
+      {Auto, kNever, kLarge, 0, 32 << 20, 0, 32 << 20},
+      {Streaming, kCold, kLarge, 0, 32 << 20, 0, 32 << 20},
+      {Windowed, kCold, kLarge, kWindow, 32 << 20, 0, 32 << 20},
+      // Above the threshold the replay streams or windows through the page
+      // cache, whatever the direct reads: the header and one window.
+      {Auto, kCold, kThreshold, kWindow, kThreshold + 65, 64, 64 + kWindow},
   };
   for (const auto& r : rows) {
-    ReplayPolicyOptions o = Options(Auto, r.threshold, r.window);
+    ReplayPolicyOptions o = Options(r.choice, r.threshold, r.window);
+    o.direct_read = r.direct;
     EXPECT_EQ(r.want, ChooseReadaheadBytes(o, r.file_size, r.header))
+        << StrategyChoiceName(r.choice) << " " << DirectReadModeName(r.direct) << " "
         << r.threshold << " " << r.window << " " << r.file_size << " " << r.header;
   }
 }

@@ -186,8 +186,8 @@ std::unique_ptr<DirReadahead> MakeReadahead(SharedOpenState* shared,
     DirReadahead::Entry e;
     if (WillReplay(c)) {
       e.path = c.metadata_path;
-      e.bytes = ReadaheadBytesFor(c.metadata_size, c.encrypted ? kEncryptionHeaderSize : 0,
-                                  opts.policy.in_memory_threshold_bytes, opts.policy.window_bytes);
+      e.bytes = ChooseReadaheadBytes(opts.policy, c.metadata_size,
+                                     c.encrypted ? kEncryptionHeaderSize : 0);
       e.held = shared->metadata_files->slot(i);
     }
     queue.push_back(std::move(e));

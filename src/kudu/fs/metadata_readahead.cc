@@ -32,7 +32,9 @@ DEFINE_string(log_container_metadata_replay_readahead, "fadvise",
               "thread parses one container, the metadata of the next containers of its data "
               "dir is already being read, which matters when the page cache is cold (after a "
               "reboot). 'fadvise' asks the kernel to read them into the page cache "
-              "(posix_fadvise WILLNEED; no memory of ours); 'none' turns read-ahead off.");
+              "(posix_fadvise WILLNEED; no memory of ours); 'none' turns read-ahead off. "
+              "Files the in-memory replay reads past the page cache "
+              "(--log_container_metadata_replay_direct_io) are left to that read.");
 DEFINE_uint32(log_container_metadata_replay_readahead_containers, 8,
               "Containers read ahead per replay thread of a data dir (so a dir reads ahead "
               "--fs_max_thread_count_per_data_dir times this many), never more than half the "
@@ -65,14 +67,6 @@ Status ReadaheadOptions::FromFlags(ReadaheadOptions* opts) {
   RETURN_NOT_OK(ParseReadaheadMode(FLAGS_log_container_metadata_replay_readahead, &opts->mode));
   opts->containers_per_thread = FLAGS_log_container_metadata_replay_readahead_containers;
   return Status::OK();
-}
-
-uint64_t ReadaheadBytesFor(uint64_t file_size, uint64_t header_bytes,
-                           uint64_t in_memory_threshold_bytes, uint64_t window_bytes) {
-  ReplayPolicyOptions policy;
-  policy.in_memory_threshold_bytes = in_memory_threshold_bytes;
-  policy.window_bytes = window_bytes;
-  return ChooseReadaheadBytes(policy, file_size, header_bytes);
 }
 
 namespace {

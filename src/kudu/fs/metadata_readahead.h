@@ -33,7 +33,9 @@
 //            the page cache and goes on; the replay later reads them as usual
 //            (from the page cache, with the same system calls). Holds no
 //            memory of ours, so no budget. Skipped while the whole-file
-//            reads so far found their files cached (a warm restart).
+//            reads so far found their files cached (a warm restart). Files
+//            the replay reads past the page cache are left to that read
+//            (ChooseReadaheadBytes gives them no bytes).
 //   none     nothing.
 //
 // Reading ahead into buffers of our own (io_uring) is slower than fadvise
@@ -75,14 +77,6 @@ struct ReadaheadOptions {
   // From --log_container_metadata_replay_readahead(_containers).
   static Status FromFlags(ReadaheadOptions* opts);
 };
-
-// How many bytes of a metadata file of `file_size` raw bytes are worth
-// reading ahead: the whole file when the replay reads it whole (payload
-// within the in-memory threshold), otherwise its first window (what
-// Windowed reads first; the kernel's sequential read-ahead follows its
-// later windows).
-uint64_t ReadaheadBytesFor(uint64_t file_size, uint64_t header_bytes,
-                           uint64_t in_memory_threshold_bytes, uint64_t window_bytes);
 
 class DirReadahead {
  public:

@@ -104,9 +104,11 @@ constexpr uint64_t kReadaheadBytesWithoutWindow = 128 << 10;
 // How many bytes of a metadata file of `file_size` raw bytes, the first
 // `header_bytes` of them its encryption header, read-ahead fetches: what the
 // replay reads first. The whole file when its payload is within the
-// in-memory threshold (it is replayed from one buffer), otherwise the header
-// and one window (what Windowed reads first; the kernel's sequential
-// read-ahead follows its later windows).
+// in-memory threshold (it is replayed from one buffer), unless the replay
+// reads it past the page cache (kMinDirectReadBytes or more, direct reads
+// on): then nothing. Above the threshold the header and one window (what
+// Windowed reads first; the kernel's sequential read-ahead follows its
+// later windows).
 uint64_t ChooseReadaheadBytes(const ReplayPolicyOptions& opts, uint64_t file_size,
                               uint64_t header_bytes);
 
