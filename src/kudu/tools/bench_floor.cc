@@ -23,9 +23,11 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <new>
 
 #include "kudu/fs/block_manager_open.h"
 #include "kudu/fs/replay_policy.h"
+#include "kudu/fs/whole_file_read.h"
 #include "kudu/util/crc32c.h"
 #include "kudu/util/deferred_close.h"
 #include "kudu/util/encryption.h"
@@ -60,9 +62,15 @@ namespace {
 // `*bytes`. Where the open reads the container's data file header too (an
 // encrypted container), so does the floor (opened, read, closed, as the
 // open does; not counted as metadata).
+//
+// `past_cache`: a file of fs::kMinDirectReadBytes or more is read with
+// O_DIRECT, as a cold open reads it (whole_file_read.h): a floor read
+// through the page cache would pay the kernel's fill and copy that the open
+// does not, and be no floor for it.
 class FloorFileReader {
  public:
-  explicit FloorFileReader(DeferredCloser* closer) : closer_(closer) {}
+  FloorFileReader(DeferredCloser* closer, bool past_cache)
+      : closer_(closer), past_cache_(past_cache) {}
 
   Status Read(int dir_fd, const MetadataFileRef& ref, uint32_t* crc, uint64_t* reads,
               uint64_t* bytes) {
@@ -71,11 +79,15 @@ class FloorFileReader {
     RETURN_NOT_OK(RandomAccessFile::OpenAt(dir_fd, path, nullptr, &file));
     file->CloseWith(closer_);
     const size_t n = file->size();
-    if (n > cap_) {
-      buf_.reset(new uint8_t[n]);
-      cap_ = n;
+    const size_t capacity = RandomAccessFile::DirectReadCapacity(n);
+    if (capacity > cap_) {
+      buf_.reset(new (kAlignment) uint8_t[capacity]);
+      cap_ = capacity;
     }
-    Status s = file->ReadRaw(0, buf_.get(), n);
+    bool direct = false;
+    Status s = past_cache_ && n >= fs::kMinDirectReadBytes
+                   ? file->ReadRawDirect(buf_.get(), n, &direct)
+                   : file->ReadRaw(0, buf_.get(), n);
     if (s.ok()) *crc ^= crc::Crc32c(buf_.get(), n);
     *reads += file->stats().read_syscalls;
     *bytes += file->stats().bytes_read;
@@ -96,10 +108,24 @@ class FloorFileReader {
   }
 
  private:
+  static constexpr std::align_val_t kAlignment{RandomAccessFile::kDirectReadAlignment};
+  struct AlignedDelete {
+    void operator()(uint8_t* p) const { ::operator delete[](p, kAlignment); }
+  };
+
   DeferredCloser* const closer_;
-  std::unique_ptr<uint8_t[]> buf_;
+  const bool past_cache_;
+  std::unique_ptr<uint8_t[], AlignedDelete> buf_;
   size_t cap_ = 0;
 };
+
+// Whether a cold floor reads large files past the page cache: as the open
+// does unless --log_container_metadata_replay_direct_io says never.
+bool ColdFloorReadsPastCache() {
+  fs::ReplayPolicyOptions policy;
+  return fs::ReplayPolicyOptions::FromFlags(&policy).ok() &&
+         policy.direct_read != fs::DirectReadMode::kNever;
+}
 
 }  // namespace
 
@@ -125,6 +151,7 @@ Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
     dir_fds[d] = dirs.fds().back();
   }
 
+  const bool past_cache = !warm && ColdFloorReadsPastCache();
   BenchStopwatch sw;
   {
     DeferredCloser closer(512);
@@ -141,9 +168,9 @@ Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
       std::atomic<size_t>* cursor = cursors.back().get();
       const int dir_fd = dir_fds[d];
       for (int t = 0; t < threads; t++) {
-        pools.back()->Submit([work, cursor, dir_fd, &closer, &reads, &bytes, &crc, &err_mu,
-                              &first_error] {
-          FloorFileReader reader(&closer);
+        pools.back()->Submit([work, cursor, dir_fd, past_cache, &closer, &reads, &bytes, &crc,
+                              &err_mu, &first_error] {
+          FloorFileReader reader(&closer, past_cache);
           uint32_t local_crc = 0;
           uint64_t local_reads = 0, local_bytes = 0;
           while (true) {
@@ -175,7 +202,7 @@ Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
 Status MeasureSeqFloor(const std::vector<MetadataFileRef>& files, RunMetrics* m) {
   // A disk's floor: how the files are opened and closed does not matter
   // next to reading them from the device.
-  FloorFileReader reader(/*closer=*/nullptr);
+  FloorFileReader reader(/*closer=*/nullptr, ColdFloorReadsPastCache());
   uint32_t crc = 0;
   uint64_t reads = 0, bytes = 0;
   Status first_error;

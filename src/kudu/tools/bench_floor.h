@@ -51,7 +51,9 @@ class BenchStopwatch {
 // closed as the open does its held ones: by name in their dir's descriptor,
 // closed a batch at a time. For encrypted files the
 // bytes are ciphertext (the floor does not decrypt). Cold, this is the device
-// floor of the open: the same files read in parallel with its thread count.
+// floor of the open: the same files read in parallel with its thread count,
+// and read as it reads them, files of 256 KiB or more past the page cache
+// (O_DIRECT) unless --log_container_metadata_replay_direct_io is never.
 // `warm`: the files are in the page cache, and each dir runs only the
 // threads a warm open runs (fs::ChooseFirstWaveThreads), which is also the
 // faster floor there.

@@ -320,7 +320,8 @@ void ColdStartText(const BenchReport& r, std::ostringstream& o) {
   o << "\n== " << (r.cache_mode == "cold" ? "cold start" : "page cache " + r.cache_mode)
     << " and read-ahead (" << r.cache_description << ")\n";
   o << "   seq-floor: every metadata file read with one read, one file after another on one "
-       "thread (the disk floor);\n   floor: the same reads on the open's per-dir pools; "
+       "thread (the disk floor; cold, files of 256 KiB or more with O_DIRECT, as the open "
+       "reads them);\n   floor: the same reads on the open's per-dir pools; "
        "gain: the same strategy without read-ahead / this\n";
   o << "   " << Pad("workload", 22, false) << Pad("open", 20, false) << Pad("wall ms", 9)
     << Pad("/seq-floor", 11) << Pad("/floor", 8) << Pad("gain", 7) << Pad("ra files", 10)
