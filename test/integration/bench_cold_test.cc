@@ -23,6 +23,8 @@
 // read-ahead values.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -94,10 +96,21 @@ TEST(BenchColdTest, ColdRunsWithEveryReadaheadMode) {
     }
   }
   for (const char* n : {"auto/none", "auto/fadvise", "streaming/none", "streaming/fadvise",
-                        "floor", "seq-floor"}) {
+                        "floor", "seq-floor", "floor-cached", "seq-floor-cached"}) {
     EXPECT_EQ(1u, names.count(n)) << n;
   }
-  EXPECT_EQ(6u, names.size());
+  EXPECT_EQ(8u, names.size());
+  // Each floor is measured both ways a file can be read, and every ratio is
+  // to the faster of the two.
+  std::map<std::string, double> wall;
+  for (const json& s : w["strategies"]) wall[s["strategy"]] = s["wall_s"]["median"];
+  const double floor = std::min(wall["floor"], wall["floor-cached"]);
+  const double seq_floor = std::min(wall["seq-floor"], wall["seq-floor-cached"]);
+  for (const json& s : w["strategies"]) {
+    const std::string name = s["strategy"];
+    EXPECT_DOUBLE_EQ(wall[name] / floor, s["floor_ratio"].get<double>()) << name;
+    EXPECT_DOUBLE_EQ(wall[name] / seq_floor, s["disk_floor_ratio"].get<double>()) << name;
+  }
 }
 
 TEST(BenchColdTest, UsageErrors) {

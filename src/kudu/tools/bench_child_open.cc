@@ -58,9 +58,6 @@ namespace kudu {
 namespace tools {
 namespace {
 
-// --bench_open_child's value for the floor (no strategy has its name).
-constexpr char kFloorChild[] = "floor";
-
 // Runs this program as a child with ChildArgs and `extra` after them, and
 // reads its metrics.
 Status MeasureInChild(const BenchTarget& target, const fs::ReplayPolicyOptions& policy,
@@ -209,14 +206,17 @@ int RunBenchOpenChild() {
   fs::ReplayPolicyOptions policy;
   s = fs::ReplayPolicyOptions::FromFlags(&policy);
   if (!s.ok()) return fail(s, true);
-  if (FLAGS_bench_open_child == kFloorChild) {
+  if (FLAGS_bench_open_child == kFloorName || FLAGS_bench_open_child == kCachedFloorName) {
     std::vector<MetadataFileRef> files;
     s = ListMetadataFiles(target.data_dirs, &files);
     if (!s.ok()) return fail(s, true);
     RunMetrics m;
     m.base_rss_bytes = ProcStatusBytes("VmRSS");
     s = MeasureFloor(files, target.data_dirs.size(), FLAGS_fs_max_thread_count_per_data_dir,
-                     FLAGS_bench_cache_mode == "warm", &m);
+                     FLAGS_bench_cache_mode == "warm",
+                     FLAGS_bench_open_child == kCachedFloorName ? FloorReads::kThroughTheCache
+                                                                : FloorReads::kAsTheOpen,
+                     &m);
     if (!s.ok()) return fail(s, false);
     m.peak_rss_bytes = ProcStatusBytes("VmHWM");
     std::cout << JsonText(MetricsJson(m)) << std::endl;
@@ -239,14 +239,14 @@ int RunBenchOpenChild() {
 }
 
 Status MeasureFloorInChild(const BenchTarget& target, int threads_per_dir, bool warm,
-                           RunMetrics* m) {
+                           FloorReads how, RunMetrics* m) {
   BenchVariant floor;
-  floor.name = kFloorChild;
+  floor.name = how == FloorReads::kThroughTheCache ? kCachedFloorName : kFloorName;
   floor.kind = BenchVariantKind::kFloor;
   bool usage_error = false;
   return MeasureInChild(
       target, fs::ReplayPolicyOptions(), threads_per_dir, floor,
-      {std::string("--bench_open_child=") + kFloorChild,
+      {std::string("--bench_open_child=") + floor.name,
        std::string("--bench_cache_mode=") + (warm ? "warm" : "cold")},
       m, &usage_error);
 }

@@ -34,6 +34,7 @@
 #pragma once
 
 #include "kudu/fs/replay_policy.h"
+#include "kudu/tools/bench_floor.h"
 #include "kudu/tools/bench_runner.h"
 #include "kudu/util/status.h"
 
@@ -50,10 +51,10 @@ Status MeasureOpenInChild(const BenchTarget& target, const fs::ReplayPolicyOptio
                           bool* usage_error);
 
 // MeasureFloor in a child process, beside opens measured so: the floor of
-// `target`'s files, a fresh process's as theirs are (`warm` as
+// `target`'s files, a fresh process's as theirs are (`warm` and `how` as
 // MeasureFloor's).
 Status MeasureFloorInChild(const BenchTarget& target, int threads_per_dir, bool warm,
-                           RunMetrics* m);
+                           FloorReads how, RunMetrics* m);
 
 // True when this process is such a child (--bench_open_child is set).
 bool IsBenchOpenChild();

@@ -121,16 +121,16 @@ class FloorFileReader {
 
 // Whether a cold floor reads large files past the page cache: as the open
 // does unless --log_container_metadata_replay_direct_io says never.
-bool ColdFloorReadsPastCache() {
+bool ReadsPastCache(FloorReads how) {
   fs::ReplayPolicyOptions policy;
-  return fs::ReplayPolicyOptions::FromFlags(&policy).ok() &&
+  return how == FloorReads::kAsTheOpen && fs::ReplayPolicyOptions::FromFlags(&policy).ok() &&
          policy.direct_read != fs::DirectReadMode::kNever;
 }
 
 }  // namespace
 
 Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
-                    int threads_per_dir, bool warm, RunMetrics* m) {
+                    int threads_per_dir, bool warm, FloorReads how, RunMetrics* m) {
   std::vector<std::vector<const MetadataFileRef*>> by_dir(num_dirs);
   for (const MetadataFileRef& f : files) by_dir[f.dir_index].push_back(&f);
   std::atomic<uint64_t> reads{0}, bytes{0};
@@ -151,7 +151,7 @@ Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
     dir_fds[d] = dirs.fds().back();
   }
 
-  const bool past_cache = !warm && ColdFloorReadsPastCache();
+  const bool past_cache = !warm && ReadsPastCache(how);
   BenchStopwatch sw;
   {
     DeferredCloser closer(512);
@@ -199,10 +199,10 @@ Status MeasureFloor(const std::vector<MetadataFileRef>& files, size_t num_dirs,
   return first_error;
 }
 
-Status MeasureSeqFloor(const std::vector<MetadataFileRef>& files, RunMetrics* m) {
+Status MeasureSeqFloor(const std::vector<MetadataFileRef>& files, FloorReads how, RunMetrics* m) {
   // A disk's floor: how the files are opened and closed does not matter
   // next to reading them from the device.
-  FloorFileReader reader(/*closer=*/nullptr, ColdFloorReadsPastCache());
+  FloorFileReader reader(/*closer=*/nullptr, ReadsPastCache(how));
   uint32_t crc = 0;
   uint64_t reads = 0, bytes = 0;
   Status first_error;

@@ -77,6 +77,8 @@ std::vector<TargetCheck> EvaluateTargets(const BenchReport& report);
 // Derived figures of one variant of one state.
 struct VariantFigures {
   double speedup_over_streaming = 0;  // 0 when streaming was not measured
+  // Against the faster of "floor" and "floor-cached" (cold runs measure
+  // both), and of "seq-floor" and "seq-floor-cached".
   double floor_ratio = 0;             // wall median / floor wall median
   double floor_ratio_cpu = 0;         // CPU (user + sys) median / the floor's
   double disk_floor_ratio = 0;        // wall median / seq-floor wall median (cold runs)

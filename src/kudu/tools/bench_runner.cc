@@ -88,7 +88,7 @@ Status ParseBenchVariants(const std::string& spec, bool windowed_available,
   }
   if (out->empty()) return Status::InvalidArgument("--bench_strategies names no strategy");
   BenchVariant floor;
-  floor.name = "floor";
+  floor.name = kFloorName;
   floor.kind = BenchVariantKind::kFloor;
   out->push_back(floor);
   return Status::OK();
@@ -124,14 +124,18 @@ Status ApplyBenchReadahead(const std::string& spec, std::vector<BenchVariant>* v
   return Status::OK();
 }
 
-void AddSeqFloor(std::vector<BenchVariant>* variants) {
+void AddColdFloors(std::vector<BenchVariant>* variants) {
   for (const BenchVariant& v : *variants) {
     if (v.kind == BenchVariantKind::kSeqFloor) return;
   }
-  BenchVariant f;
-  f.name = "seq-floor";
-  f.kind = BenchVariantKind::kSeqFloor;
-  variants->push_back(f);
+  for (const auto& [name, kind] : {std::make_pair(kCachedFloorName, BenchVariantKind::kFloor),
+                                   std::make_pair(kSeqFloorName, BenchVariantKind::kSeqFloor),
+                                   std::make_pair(kCachedSeqFloorName, BenchVariantKind::kSeqFloor)}) {
+    BenchVariant f;
+    f.name = name;
+    f.kind = kind;
+    variants->push_back(f);
+  }
 }
 
 Spread SpreadOf(std::vector<double> v) {
@@ -320,17 +324,21 @@ Status RunBenchTarget(const BenchRunOptions& opts, const BenchTarget& target, Ta
     }
     RunMetrics m;
     if (cache != nullptr) m.cached_bytes_at_start = cache->cached_bytes_at_start();
+    const FloorReads how = vr.variant.name == kCachedFloorName ||
+                                   vr.variant.name == kCachedSeqFloorName
+                               ? FloorReads::kThroughTheCache
+                               : FloorReads::kAsTheOpen;
     if (vr.variant.kind == BenchVariantKind::kFloor) {
       // In a fresh process too when the opens are: side by side with
       // theirs, its costs are a fresh process's.
       const bool warm = cache == nullptr || !cache->cold();
       RETURN_NOT_OK((opts.fresh_process_per_open
-                         ? MeasureFloorInChild(target, opts.threads_per_dir, warm, &m)
+                         ? MeasureFloorInChild(target, opts.threads_per_dir, warm, how, &m)
                          : MeasureFloor(out->files, target.data_dirs.size(), opts.threads_per_dir,
-                                        warm, &m))
-                        .CloneAndPrepend("floor"));
+                                        warm, how, &m))
+                        .CloneAndPrepend(vr.variant.name));
     } else if (vr.variant.kind == BenchVariantKind::kSeqFloor) {
-      RETURN_NOT_OK(MeasureSeqFloor(out->files, &m).CloneAndPrepend("seq-floor"));
+      RETURN_NOT_OK(MeasureSeqFloor(out->files, how, &m).CloneAndPrepend(vr.variant.name));
     } else {
       RETURN_NOT_OK(open_once(vr.variant, &m));
       if (!have_reference) {

@@ -159,8 +159,16 @@ Status ParseBenchVariants(const std::string& spec, bool windowed_available,
 // mode, named "<strategy>/<mode>", side by side in the same repetitions.
 // Empty: unchanged (every open uses the flags' read-ahead).
 Status ApplyBenchReadahead(const std::string& spec, std::vector<BenchVariant>* variants);
-// Appends the seq-floor variant (cold runs).
-void AddSeqFloor(std::vector<BenchVariant>* variants);
+// The floors' names. A cold run measures each floor both ways a file can be
+// read (bench_floor.h, FloorReads): "floor" and "seq-floor" as the open
+// reads, and their "-cached" twins through the page cache; an open is held
+// to the faster of each pair.
+constexpr char kFloorName[] = "floor";
+constexpr char kSeqFloorName[] = "seq-floor";
+constexpr char kCachedFloorName[] = "floor-cached";
+constexpr char kCachedSeqFloorName[] = "seq-floor-cached";
+// Appends the cold runs' floors: seq-floor and both "-cached" twins.
+void AddColdFloors(std::vector<BenchVariant>* variants);
 
 // One measured run.
 struct RunMetrics {

@@ -247,7 +247,7 @@ int RunBench(const std::vector<std::string>& args) {
     for (BenchCacheMode* c : caches_for(server_scale)) {
       BenchRunOptions r = run;
       r.cache = c;
-      if (c->cold()) AddSeqFloor(&r.variants);
+      if (c->cold()) AddColdFloors(&r.variants);
       r.fresh_process_per_open = fresh_process_for(server_scale);
       if (std::find(modes_used.begin(), modes_used.end(), c->name()) == modes_used.end()) {
         modes_used.push_back(c->name());
