@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
+#include <utility>
 
 #include "kudu/tools/bench_child_open.h"
 #include "kudu/tools/bench_floor.h"
@@ -128,9 +129,10 @@ void AddColdFloors(std::vector<BenchVariant>* variants) {
   for (const BenchVariant& v : *variants) {
     if (v.kind == BenchVariantKind::kSeqFloor) return;
   }
-  for (const auto& [name, kind] : {std::make_pair(kCachedFloorName, BenchVariantKind::kFloor),
-                                   std::make_pair(kSeqFloorName, BenchVariantKind::kSeqFloor),
-                                   std::make_pair(kCachedSeqFloorName, BenchVariantKind::kSeqFloor)}) {
+  using Floor = std::pair<const char*, BenchVariantKind>;
+  for (const auto& [name, kind] : {Floor{kCachedFloorName, BenchVariantKind::kFloor},
+                                   Floor{kSeqFloorName, BenchVariantKind::kSeqFloor},
+                                   Floor{kCachedSeqFloorName, BenchVariantKind::kSeqFloor}}) {
     BenchVariant f;
     f.name = name;
     f.kind = kind;
