@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -399,6 +400,35 @@ TEST_F(ToolBenchTest, EncryptedStatesAreMeasuredBesideTheirPlainTwin) {
   ASSERT_EQ(1u, ja["workloads"].size());
   EXPECT_FALSE(ja["workloads"][0].contains("twin_pair"));
   EXPECT_FALSE(target(ja)["measured"].get<bool>());
+}
+
+// A state that cannot fit the bench dir's filesystem is refused before a
+// byte is written, naming what it needs, what is free and a --bench_scale
+// that fits: the seed-sized S1-server a hundred times over needs terabytes.
+TEST_F(ToolBenchTest, AStateThatCannotFitIsNotStarted) {
+  const std::string dir = tmp_.Join("bench");
+  // Should the check ever let it start, the first file past 64 MiB ends the
+  // bench (SIGXFSZ) instead of the test filling the disk.
+  struct rlimit old_limit;
+  ASSERT_EQ(0, ::getrlimit(RLIMIT_FSIZE, &old_limit));
+  struct rlimit cap = old_limit;
+  cap.rlim_cur = std::min<rlim_t>(old_limit.rlim_max, rlim_t{64} << 20);
+  ASSERT_EQ(0, ::setrlimit(RLIMIT_FSIZE, &cap));
+  RunResult r = RunKudu(tmp_, {"fs", "bench", "--bench_workloads=S1-server",
+                               "--bench_encryption=plain", "--bench_scale=100",
+                               "--bench_repetitions=1", "--bench_dir=" + dir});
+  ASSERT_EQ(0, ::setrlimit(RLIMIT_FSIZE, &old_limit));
+  EXPECT_EQ(1, r.exit_status) << Describe(r);
+  for (const char* part : {"S1-server needs about", "GiB on disk and", "GiB free",
+                           "--bench_scale=", "(this run's is 100)"}) {
+    EXPECT_NE(std::string::npos, r.err.find(part)) << part << "\n" << r.err;
+  }
+  // Nothing generated: the bench's own dir under it is gone again.
+  std::vector<std::string> left;
+  ASSERT_TRUE(env::ListDir(dir, &left).ok());
+  for (const std::string& name : left) {
+    EXPECT_TRUE(name == "." || name == "..") << name;
+  }
 }
 
 TEST_F(ToolBenchTest, UsageErrors) {

@@ -17,7 +17,10 @@
 
 #include "kudu/tools/bench_workloads.h"
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cmath>
@@ -354,11 +357,51 @@ Status SelectWorkloads(const std::vector<BenchWorkload>& all, const std::string&
   return Status::OK();
 }
 
+uint64_t EstimatedStateBytes(const BenchWorkload& w) {
+  uint64_t created = 0;
+  if (w.container_blocks.empty()) {
+    created = static_cast<uint64_t>(std::max<int64_t>(0, w.containers)) *
+              static_cast<uint64_t>(std::max<int64_t>(0, w.blocks_per_container));
+  } else {
+    for (int64_t n : w.container_blocks) created += static_cast<uint64_t>(std::max<int64_t>(0, n));
+  }
+  const uint64_t deleted =
+      std::min(created, w.deleted_blocks >= 0
+                            ? static_cast<uint64_t>(w.deleted_blocks)
+                            : created * static_cast<uint64_t>(std::max(0, w.deleted_percentage)) / 100);
+  constexpr uint64_t kMetadataBytesPerRecord = 36;
+  constexpr uint64_t kFilesystemBlockBytes = 4096;
+  return (created + deleted) * kMetadataBytesPerRecord +
+         (w.sparse_data ? 0 : (created - deleted) * kFilesystemBlockBytes);
+}
+
+namespace {
+
+Status CheckRoomFor(const BenchWorkload& w, double scale, const std::string& parent) {
+  struct statvfs st;
+  if (::statvfs(parent.c_str(), &st) != 0) return Status::OK();  // no figure: nothing to refuse
+  const uint64_t free_bytes = static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+  const uint64_t need = EstimatedStateBytes(w);
+  if (need <= free_bytes) return Status::OK();
+  constexpr double kGiB = 1 << 30;
+  char msg[400];
+  std::snprintf(msg, sizeof(msg),
+                "%s needs about %.1f GiB on disk and %s has %.1f GiB free: "
+                "--bench_scale=%.2g or less would leave half of it free (this run's is %g)",
+                w.name.c_str(), static_cast<double>(need) / kGiB, parent.c_str(),
+                static_cast<double>(free_bytes) / kGiB,
+                scale * static_cast<double>(free_bytes) / static_cast<double>(need) / 2, scale);
+  return Status::IOError(msg, "", ENOSPC);
+}
+
+}  // namespace
+
 Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
                         const std::string& parent, const ServerKey* key, uint64_t seed,
                         GeneratedState* out,
                         std::function<void(const tools::GeneratedBlock&)> on_live_block) {
   *out = GeneratedState();
+  RETURN_NOT_OK(CheckRoomFor(w, sizing.scale, parent));
   const std::string root = env::JoinPath(env::JoinPath(parent, w.name), "d0");
   RETURN_NOT_OK(env::CreateDirs(fs::LogBlockContainerWriter::DataDir(root)));
   out->data_dirs = {root};
