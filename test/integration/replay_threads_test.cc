@@ -29,12 +29,15 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "kudu/fs/block_manager_open.h"
 #include "kudu/fs/container_writer.h"
+#include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/tools/block_workload.h"
 #include "kudu/tools/page_cache.h"
 #include "kudu/util/env.h"
@@ -196,8 +199,7 @@ TEST_F(ReplayThreadsTest, AColdOpenRunsEveryThread) {
   }
 }
 
-// Warm but for one file in the middle of the queue: that one miss means a
-// thread waited for the disk, and the rest start (read-ahead's one-in-eight
+// Warm but for one file: that one miss means a thread waited for the disk, and the rest start (read-ahead's one-in-eight
 // tolerance would have kept them back).
 //
 // The file must really be cold: once in a TSan run of CI the drop left it
@@ -218,6 +220,59 @@ TEST_F(ReplayThreadsTest, OneColdFileStartsTheRest) {
   ASSERT_EQ(reference_, test::DescribeOpen(r));
   EXPECT_GE(r.replay.cache_probe_misses + r.replay.direct_reads, 1u);
   EXPECT_EQ(0u, r.replay.replay_threads_held_back);
+}
+
+// Hands each file to the strategy the open chose, after noting its name.
+class NamingStrategy : public MetadataReplayStrategy {
+ public:
+  NamingStrategy(std::unique_ptr<MetadataReplayStrategy> inner, std::mutex* mu,
+                 std::vector<std::string>* names)
+      : inner_(std::move(inner)), mu_(mu), names_(names) {}
+  ReplayStrategyKind kind() const override { return inner_->kind(); }
+  ReplayOutcome Replay(RandomAccessFile* file, BlockRecordSink* sink) override {
+    {
+      std::lock_guard<std::mutex> l(*mu_);
+      names_->push_back(file->filename());
+    }
+    return inner_->Replay(file, sink);
+  }
+
+ private:
+  const std::unique_ptr<MetadataReplayStrategy> inner_;
+  std::mutex* const mu_;
+  std::vector<std::string>* const names_;
+};
+
+// One replay thread replays the dir's containers in the order the threads
+// claim them: the largest metadata first, equal sizes in name order. The
+// open finds what the reference found.
+TEST_F(ReplayThreadsTest, ContainersAreClaimedLargestFirst) {
+  std::mutex mu;
+  std::vector<std::string> replayed;
+  BlockManagerOpenOptions o = Options(StrategyChoice::kInMemory, 1);
+  o.strategy_factory = [&mu, &replayed](ReplayStrategyKind kind) {
+    return std::unique_ptr<MetadataReplayStrategy>(
+        new NamingStrategy(NewReplayStrategy(kind, ReplayStrategyOptions()), &mu, &replayed));
+  };
+  OpenResult r;
+  OpenBlockManager(o, &r);
+  ASSERT_EQ(reference_, test::DescribeOpen(r));
+  ASSERT_EQ(96u, replayed.size());
+  std::vector<uint64_t> sizes;
+  for (const std::string& name : replayed) {
+    uint64_t size = 0;
+    ASSERT_TRUE(env::GetFileSize(name, &size).ok()) << name;
+    sizes.push_back(size);
+  }
+  for (size_t k = 1; k < replayed.size(); k++) {
+    EXPECT_TRUE(sizes[k - 1] > sizes[k] ||
+                (sizes[k - 1] == sizes[k] && replayed[k - 1] < replayed[k]))
+        << "claim " << k << ": " << replayed[k] << " (" << sizes[k] << " bytes) after "
+        << replayed[k - 1] << " (" << sizes[k - 1] << " bytes)";
+  }
+  // Sizes that differ, so that the order says something: the workload
+  // deletes a different share of each container's blocks.
+  EXPECT_GE(std::set<uint64_t>(sizes.begin(), sizes.end()).size(), 4u);
 }
 
 // Streaming never probes the cache: nothing says the open is warm, so the

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "kudu/util/encryption.h"
 #include "kudu/util/file.h"
@@ -319,6 +320,26 @@ TEST(ReplayPolicyTest, FirstWaveThreads) {
   for (const auto& r : rows) {
     EXPECT_EQ(r.want, ChooseFirstWaveThreads(r.threads, r.cpus, r.dirs))
         << r.threads << " threads, " << r.cpus << " cpus, " << r.dirs << " dirs";
+  }
+}
+
+// A dir's containers are claimed largest first; equal sizes keep the order
+// they were given in (path order), so the order is the same every open.
+TEST(ReplayPolicyTest, ClaimOrder) {
+  struct {
+    std::vector<uint64_t> bytes;
+    std::vector<uint32_t> want;
+  } rows[] = {
+      {{}, {}},
+      {{7}, {0}},
+      {{4 << 20, 32 << 20, 9 << 20}, {1, 2, 0}},       // path order, random sizes
+      {{32 << 20, 9 << 20, 4 << 20}, {0, 1, 2}},       // already largest first
+      {{100, 200, 100, 200, 100}, {1, 3, 0, 2, 4}},    // ties in the given order
+      {{0, 1ULL << 40, 0}, {1, 0, 2}},                 // an empty file last
+      {{UINT64_MAX, 1, UINT64_MAX}, {0, 2, 1}},
+  };
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.want, ChooseClaimOrder(r.bytes)) << ::testing::PrintToString(r.bytes);
   }
 }
 

@@ -112,7 +112,7 @@ struct SharedOpenState {
   std::unique_ptr<OpenProgress> progress;
 };
 
-// One data dir's share of the replay: its containers in path order, the
+// One data dir's share of the replay: its containers in claim order, the
 // cursor its pool threads claim positions from, and its read-ahead.
 struct DirWork {
   std::vector<uint32_t> queue;  // container indices
@@ -204,6 +204,14 @@ std::vector<std::unique_ptr<DirWork>> PlanDirs(SharedOpenState* shared,
   for (size_t d = 0; d < shared->opts.data_dirs.size(); d++) dirs.emplace_back(new DirWork());
   for (uint32_t i = 0; i < containers.size(); i++) {
     dirs[containers[i].dir_index]->queue.push_back(i);
+  }
+  for (auto& w : dirs) {
+    std::vector<uint64_t> bytes;
+    bytes.reserve(w->queue.size());
+    for (uint32_t i : w->queue) bytes.push_back(containers[i].metadata_size);
+    std::vector<uint32_t> in_path_order = std::move(w->queue);
+    w->queue.clear();
+    for (uint32_t k : ChooseClaimOrder(bytes)) w->queue.push_back(in_path_order[k]);
   }
   const size_t dirs_with_work = static_cast<size_t>(
       std::count_if(dirs.begin(), dirs.end(), [](const auto& w) { return !w->queue.empty(); }));

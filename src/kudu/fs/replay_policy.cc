@@ -235,6 +235,15 @@ int ChooseFirstWaveThreads(int threads, int cpus, size_t dirs_with_work) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, per_dir)));
 }
 
+std::vector<uint32_t> ChooseClaimOrder(const std::vector<uint64_t>& metadata_bytes) {
+  std::vector<uint32_t> order(metadata_bytes.size());
+  for (uint32_t k = 0; k < order.size(); k++) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&metadata_bytes](uint32_t a, uint32_t b) {
+    return metadata_bytes[a] > metadata_bytes[b];
+  });
+  return order;
+}
+
 bool KeepReplayThreadsBack(uint64_t hits, uint64_t misses) { return hits > 0 && misses == 0; }
 
 bool ProbesLookWarm(uint64_t hits, uint64_t misses, uint64_t min_hits) {

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kudu/fs/metadata_replay_strategy.h"
 #include "kudu/util/status.h"
@@ -118,6 +119,17 @@ uint64_t ChooseReadaheadBytes(const ReplayPolicyOptions& opts, uint64_t file_siz
 // wake-up and a reschedule). The rest start once KeepReplayThreadsBack says
 // no more. At least one, at most `threads`.
 int ChooseFirstWaveThreads(int threads, int cpus, size_t dirs_with_work);
+
+// The order a data dir's replay threads claim its containers in, given each
+// container's metadata bytes in the dir's order: positions into
+// `metadata_bytes`, the largest first, equal sizes in the given order. Each
+// thread claims the next container when it is done with one, so the last
+// containers replayed are the dir's smallest and its threads finish within
+// about one small container of each other. In the order given (path order,
+// random sizes) a thread could claim a 32 MiB file while the others had a
+// few small ones left, and the open waited for it on one core (longest
+// processing time first: docs/benchmarks.md measures both orders).
+std::vector<uint32_t> ChooseClaimOrder(const std::vector<uint64_t>& metadata_bytes);
 
 // Whether the replay threads beyond the first wave may stay unstarted, from
 // the cache probes of the open's reads so far (`hits`: every byte was in the
