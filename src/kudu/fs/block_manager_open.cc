@@ -205,20 +205,18 @@ std::vector<std::unique_ptr<DirWork>> PlanDirs(SharedOpenState* shared,
   for (uint32_t i = 0; i < containers.size(); i++) {
     dirs[containers[i].dir_index]->queue.push_back(i);
   }
-  for (auto& w : dirs) {
-    std::vector<uint64_t> bytes;
-    bytes.reserve(w->queue.size());
-    for (uint32_t i : w->queue) bytes.push_back(containers[i].metadata_size);
-    std::vector<uint32_t> in_path_order = std::move(w->queue);
-    w->queue.clear();
-    for (uint32_t k : ChooseClaimOrder(bytes)) w->queue.push_back(in_path_order[k]);
-  }
   const size_t dirs_with_work = static_cast<size_t>(
       std::count_if(dirs.begin(), dirs.end(), [](const auto& w) { return !w->queue.empty(); }));
   for (auto& w : dirs) {
     if (w->queue.empty()) continue;
     w->threads = std::max(1, std::min<int>(shared->opts.threads_per_dir,
                                            static_cast<int>(w->queue.size())));
+    std::vector<uint64_t> bytes;
+    bytes.reserve(w->queue.size());
+    for (uint32_t i : w->queue) bytes.push_back(containers[i].metadata_size);
+    const std::vector<uint32_t> in_path_order = std::move(w->queue);
+    w->queue.clear();
+    for (uint32_t k : ChooseClaimOrder(bytes, w->threads)) w->queue.push_back(in_path_order[k]);
     w->first_wave = ChooseFirstWaveThreads(w->threads, shared->opts.cpus, dirs_with_work);
     w->readahead = MakeReadahead(shared, containers, *w);
   }

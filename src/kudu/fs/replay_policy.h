@@ -120,16 +120,29 @@ uint64_t ChooseReadaheadBytes(const ReplayPolicyOptions& opts, uint64_t file_siz
 // no more. At least one, at most `threads`.
 int ChooseFirstWaveThreads(int threads, int cpus, size_t dirs_with_work);
 
-// The order a data dir's replay threads claim its containers in, given each
-// container's metadata bytes in the dir's order: positions into
-// `metadata_bytes`, the largest first, equal sizes in the given order. Each
-// thread claims the next container when it is done with one, so the last
-// containers replayed are the dir's smallest and its threads finish within
-// about one small container of each other. In the order given (path order,
-// random sizes) a thread could claim a 32 MiB file while the others had a
-// few small ones left, and the open waited for it on one core (longest
-// processing time first: docs/benchmarks.md measures both orders).
-std::vector<uint32_t> ChooseClaimOrder(const std::vector<uint64_t>& metadata_bytes);
+// A container claimed last can leave one thread replaying it while the
+// others idle: containers whose metadata is at least this share of a
+// thread's bytes (and kClaimFirstMinBytes) are claimed first, so that what
+// is left at the end is small.
+constexpr uint64_t kClaimFirstShareOfThread = 64;
+// Below this a replay takes about a millisecond: not worth moving.
+constexpr uint64_t kClaimFirstMinBytes = 1 << 20;
+
+// The order a data dir's `threads` replay threads claim its containers in,
+// given each container's metadata bytes in the dir's (path) order:
+// positions into `metadata_bytes`. Each thread claims the next container
+// when it is done with one.
+//
+// In path order the sizes come at random, and a thread could claim a 32 MiB
+// file while the others had a few small ones left: the open then waited for
+// it on one core. So the large containers (above) go first, largest first,
+// equal sizes in path order (longest processing time first); the rest
+// follow in path order. Not every container by size: the block map sizes
+// its tables from the live share of the containers merged first
+// (BlockMap::NoteReplayed), a fair sample only when their order has
+// nothing to do with their size (a container with more records has usually
+// lost more of its blocks).
+std::vector<uint32_t> ChooseClaimOrder(const std::vector<uint64_t>& metadata_bytes, int threads);
 
 // Whether the replay threads beyond the first wave may stay unstarted, from
 // the cache probes of the open's reads so far (`hits`: every byte was in the
