@@ -21,6 +21,7 @@
 #include "kudu/fs/live_block_set.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <optional>
 #include <random>
@@ -257,6 +258,41 @@ TEST(LiveBlockSetTest, TombstonesAreDroppedWhenTheyOutnumberLiveBlocks) {
   EXPECT_TRUE(set.hashed());
   EXPECT_EQ(5002u, set.size());
   EXPECT_EQ((BlockLocation{7, 7}), *set.Find(2));
+}
+
+// A set that deletes as much as it creates finds its DELETEs through an
+// index and keeps more tombstones between compactions, but never more than
+// three per live block (and 64 slots) while its slots are few enough to be
+// indexed (8,192).
+TEST(LiveBlockSetTest, AnIndexedSetKeepsAtMostThreeTombstonesPerLiveBlock) {
+  for (const size_t live_target : {20, 500, 2000, 3000, 7000}) {
+    LiveBlockSet set;
+    BlockLocation erased;
+    std::deque<uint64_t> live;
+    size_t most_slots = 0;
+    for (uint64_t id = 1; id < 200000; id++) {
+      ASSERT_TRUE(set.Insert(id, {0, 1}));
+      live.push_back(id);
+      if (live.size() > live_target) {
+        // Every other DELETE the oldest block, else a middle one.
+        const size_t k = id % 2 ? 0 : live.size() / 2;
+        ASSERT_TRUE(set.Erase(live[k], &erased)) << live[k];
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+      }
+      // Past the index's range the plain rule holds; one slot past it is
+      // appended before the next DELETE compacts by that rule.
+      const size_t indexed_bound = 4 * set.size() + 64;
+      const size_t bound = indexed_bound <= 8192
+                               ? indexed_bound
+                               : std::max<size_t>(8192 + 1, 2 * set.size() + 64);
+      ASSERT_LE(set.slot_count(), bound) << live_target << " live, id " << id;
+      most_slots = std::max(most_slots, set.slot_count());
+    }
+    EXPECT_EQ(live.size(), set.size());
+    for (uint64_t id : live) ASSERT_TRUE(set.contains(id)) << id;
+    EXPECT_FALSE(set.hashed());
+    EXPECT_GT(most_slots, set.size()) << "tombstones were never kept: the test tests nothing";
+  }
 }
 
 // A large container's live blocks are page memory (huge pages where

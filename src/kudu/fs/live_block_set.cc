@@ -453,7 +453,10 @@ bool LiveBlockSet::Erase(uint64_t id, BlockLocation* erased) {
 void LiveBlockSet::CompactIfMostlyDead() {
   // Small vectors are not worth the pass.
   constexpr size_t kMinSlots = 64;
-  if (tombstones_ <= sorted_.size() - tombstones_ || sorted_.size() < kMinSlots) return;
+  const size_t live_slots = sorted_.size() - tombstones_;
+  const bool indexed = erased_ >= live_ && sorted_.size() <= kIndexedSlotsAtMost;
+  const size_t kept = indexed ? kIndexedTombstonesPerLive * live_slots : live_slots;
+  if (tombstones_ <= kept || sorted_.size() < kMinSlots) return;
   // Every slot copied, the write position advanced past the live ones only:
   // whether a slot is a tombstone is a coin toss, which a branch on it
   // mispredicts half the time.
