@@ -54,7 +54,9 @@ DEFINE_int32(fs_max_thread_count_per_data_dir, 8,
              "others; within a dir, more threads overlap I/O waits with parsing. While the "
              "metadata is found in the page cache (a warm restart) each dir runs only its "
              "share of the machine's CPUs of them: the replay is then CPU-bound and more "
-             "threads would only take turns. All of them run once a read misses the cache.");
+             "threads would only take turns. All of them run once a read misses the cache. "
+             "A dir's threads claim its large containers (1 MiB of metadata or more) first, "
+             "largest first, so that none is left replaying a large file alone at the end.");
 DEFINE_validator(fs_max_thread_count_per_data_dir, &kudu::flags::ValidateThreadCount);
 DEFINE_double(log_container_live_metadata_before_compact_ratio, 0.50,
               "A full log block container whose live/total block ratio is at or below this "
