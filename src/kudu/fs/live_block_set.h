@@ -291,7 +291,7 @@ class LiveBlockSet {
   // tombstones it holds, and each compaction makes the next DELETE build
   // the index again: within kIndexedSlotsAtMost it compacts once its
   // tombstones are this many times its live slots, not once they outnumber
-  // them (a warm open of the seed-shaped S1 state: 4 % less CPU).
+  // them (docs/benchmarks.md, "Tombstones an indexed set keeps").
   static constexpr size_t kIndexedTombstonesPerLive = 3;
   std::vector<uint16_t> index_;
   size_t indexed_ = 0;  // sorted_[0, indexed_) are in index_
