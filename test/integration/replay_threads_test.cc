@@ -294,6 +294,23 @@ TEST(ReplayClaimOrderTest, LargeContainersAreClaimedFirst) {
   // The small ones are not in size order, so name order is not size order
   // by chance.
   EXPECT_FALSE(std::is_sorted(sizes.begin() + 4, sizes.end(), std::greater<uint64_t>())) << order;
+
+  // Eight threads take the four large files at once, under a budget
+  // smaller than the largest (2.2 MiB): that one replays with bounded
+  // memory (the policy plans it so, and the budget would not grant it),
+  // the others in memory as the budget lets them. The same answer, and
+  // never more buffer bytes granted than the budget.
+  BlockManagerOpenOptions tight = test::OpenOptions(roots, nullptr, StrategyChoice::kAuto);
+  tight.threads_per_dir = 8;
+  tight.progress_every = 0;
+  tight.policy.memory_budget_bytes = 2 << 20;
+  tight.policy.budget_wait_ms = 5;
+  OpenResult t;
+  OpenBlockManager(tight, &t);
+  ASSERT_EQ(test::DescribeOpen(ref), test::DescribeOpen(t));
+  EXPECT_LE(t.replay.peak_buffer_bytes, 2u << 20);
+  EXPECT_LT(t.replay.containers_by_strategy[static_cast<int>(ReplayStrategyKind::kInMemory)],
+            wo.container_blocks.size());
 }
 
 // Streaming never probes the cache: nothing says the open is warm, so the
