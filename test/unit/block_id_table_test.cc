@@ -140,14 +140,14 @@ TEST(BlockIdTableTest, TablesInPageMemoryReservedAndGrown) {
 // are used: the load falls, the ids inserted all come back, and the bytes
 // it reports are what it allocated.
 TEST(BlockIdTableTest, ArraysEndOnWholeHugePages) {
-  // 4/3 of 330,000 ids is 440,000 slots: 3.36 MiB of keys, 6.71 MiB of
+  // 4/3 of 330,000 ids is 440,000 slots: 3.36 MiB of keys and as much of
   // entries, each rounded up to the next 2 MiB.
   constexpr size_t kIds = 330000;
   const size_t whole_slots = 2 * kHugePageBytes / sizeof(uint64_t);  // 4 MiB of keys
   BlockIdTable table;
   table.Reserve(kIds);
   EXPECT_EQ(whole_slots, table.capacity());
-  EXPECT_EQ(6 * kHugePageBytes, table.bytes());  // 4 + 8 MiB
+  EXPECT_EQ(4 * kHugePageBytes, table.bytes());  // 4 + 4 MiB
   EXPECT_EQ(table.bytes(), BlockIdTable::BytesFor(kIds));
   std::vector<uint64_t> ids;
   for (uint64_t i = 0; i < kIds; i++) ids.push_back((i % 3) << 40 | i / 3);
@@ -199,11 +199,15 @@ TEST(BlockIdTableTest, StaysAtMostThreeQuartersFull) {
 }
 
 // Every value an entry can hold comes back exactly, whether it fits a slot
-// or is kept beside the slots: at the edges of the packed fields, at the
-// ends of int64 and uint32, negative ones, through duplicates, lookups,
-// ForEach and the table's growth.
+// or is kept beside the slots: at the edges of the packed fields (an offset
+// of 4 KiB units below 16 GiB, a length below 32 MiB, a container below
+// 2^17 - 1), misaligned offsets, at the ends of int64 and uint32, negative
+// ones, through duplicates, lookups, ForEach and the table's growth.
 TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
   constexpr int64_t kMax = INT64_MAX;
+  constexpr int64_t k16GiB = int64_t{1} << 34;
+  constexpr int64_t k32MiB = int64_t{1} << 25;
+  constexpr uint32_t kContainers = (1u << 17) - 1;
   constexpr int64_t k48 = int64_t{1} << 48;
   struct Case {
     BlockMapEntry entry;
@@ -212,17 +216,25 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
   const std::vector<Case> cases = {
       {{0, 0, 0}, true},
       {{1, 4096, 1}, true},
-      {{7, (int64_t{1} << 40) + 4096, 65536}, true},  // a 2^40+ offset
-      {{UINT32_MAX, k48 - 2, k48 - 1}, true},         // the largest that fit
-      {{1u << 24, k48 - 2, 0xffffffffLL}, true},
-      {{(1u << 24) + 1, 0xffffffffLL, 0x100000000LL}, true},
-      {{2, k48 - 1, 0}, false},  // the first offset that does not fit
-      {{3, 0, k48}, false},      // the first length that does not fit
-      {{4, kMax, 0}, false},     // a length-0 block far past its file's end
+      {{7, (int64_t{1} << 33) + 4096, 65536}, true},     // an 8 GiB+ offset
+      {{kContainers - 1, k16GiB - 4096, k32MiB - 1}, true},  // the largest that fit
+      {{1u << 16, 0, 0xffffff}, true},
+      {{(1u << 16) + 1, 0xfffff000LL, 0x1000000}, true},
+      {{2, k16GiB, 0}, false},        // the first offset that does not fit
+      {{3, 0, k32MiB}, false},        // the first length that does not fit
+      {{kContainers, 4096, 1}, false},  // the first container that does not fit
+      // Every field all ones: the word that marks an entry kept beside the slots.
+      {{kContainers, k16GiB - 4096, k32MiB - 1}, false},
+      {{kContainers - 1, k16GiB - 4095, k32MiB - 1}, false},  // misaligned
+      {{12, 2048, 4096}, false},      // a filesystem of 2 KiB blocks
+      {{13, 4097, 0}, false},
+      {{4, kMax, 0}, false},  // a length-0 block far past its file's end
       {{5, 0, kMax}, false},
       {{UINT32_MAX, kMax - 1, 1}, false},
+      {{UINT32_MAX, 0, 0}, false},
       {{6, -1, 5}, false},  // negative values: the table keeps whatever it is given
       {{8, 5, -1}, false},
+      {{14, -4096, 5}, false},
       {{9, INT64_MIN, INT64_MIN}, false},
       {{10, k48 + 4096, 4096}, false},
   };
@@ -291,18 +303,21 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
 }
 
 // What a slot costs: an entry that fits takes no memory beside the slots,
-// and a table reserved for n ids takes at most 32 bytes per id (8 of key,
-// 16 of packed entry, at most 3/4 full).
+// and a table reserved for n ids takes at most 64/3 bytes per id (8 of key,
+// 8 of packed entry, at most 3/4 full).
 TEST(BlockIdTableTest, PackedEntriesCostTheirSlotsOnly) {
   constexpr size_t kIds = 100000;
   BlockIdTable table;
   table.Reserve(kIds);
   EXPECT_EQ(BlockIdTable::BytesFor(kIds), table.bytes());
-  EXPECT_LE(table.bytes(), kIds * 32 + 2 * BlockIdTable::kRun * 24);
+  EXPECT_LE(table.bytes(), kIds * 64 / 3 + 2 * BlockIdTable::kRun * 16);
   uint32_t held_by;
   for (uint64_t id = 0; id < kIds; id++) {
-    const BlockMapEntry e{static_cast<uint32_t>(id % 1000), static_cast<int64_t>(id) << 20,
-                          static_cast<int64_t>(id % 65536)};
+    // Blocks as a server writes them: on 4 KiB boundaries of data files of
+    // up to 10 GiB, of up to 32 MiB each, in thousands of containers.
+    const BlockMapEntry e{static_cast<uint32_t>(id % 16721),
+                          static_cast<int64_t>(id % 2560) << 22,
+                          static_cast<int64_t>((id * 2654435761u) % (uint64_t{1} << 25))};
     table.Insert(id, BlockIdTable::RunHash(id), e, &held_by);
   }
   EXPECT_EQ(0u, table.unpacked_size());

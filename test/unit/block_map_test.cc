@@ -235,7 +235,7 @@ TEST(BlockMapTest, SizedByTheLiveShareNotByTheReservation) {
   m.NoteReplayed(kReserved / 10, kReserved / 1000);
   std::vector<LiveBlock> blocks;
   for (uint64_t i = 0; i < kReserved / 100; i++) {
-    blocks.push_back(LiveBlock{i * 5, BlockLocation{static_cast<int64_t>(i), 1}});
+    blocks.push_back(LiveBlock{i * 5, BlockLocation{static_cast<int64_t>(i) * 4096, 1}});
   }
   BlockMap::Batch batch;
   std::vector<BlockMap::Rejected> rejected;
@@ -256,7 +256,8 @@ TEST(BlockMapTest, SizedByTheLiveShareNotByTheReservation) {
   all_live.Reserve(100000);
   all_live.NoteReplayed(1000, 1000);
   all_live.Allocate();
-  EXPECT_GE(all_live.TableBytes(), 100000 * (8 + sizeof(BlockMapEntry)));
+  // 16-byte slots for every reserved id, at most 3/4 full: 21.3 bytes an id.
+  EXPECT_GE(all_live.TableBytes(), 100000 * 20);
 }
 
 TEST(BlockMapTest, ConcurrentSingleBlockMergesFindEveryDuplicateOnce) {
@@ -341,7 +342,7 @@ TEST(BlockMapTest, SizedForTheShareTheFirstContainersAllow) {
   constexpr uint64_t kRecords = 10000;
   auto fill = [](BlockMap* m, size_t live, std::vector<LiveBlock>* blocks) {
     for (uint64_t i = 0; i < live; i++) {
-      blocks->push_back(LiveBlock{i * 3 + 7, BlockLocation{static_cast<int64_t>(i), 1}});
+      blocks->push_back(LiveBlock{i * 3 + 7, BlockLocation{static_cast<int64_t>(i) * 4096, 1}});
     }
     BlockMap::Batch batch;
     std::vector<BlockMap::Rejected> rejected;
@@ -374,14 +375,14 @@ TEST(BlockMapTest, SizedForTheShareTheFirstContainersAllow) {
     std::vector<LiveBlock> blocks;
     const uint64_t first = fill(&m, kReserved * 7 / 10, &blocks);
     EXPECT_EQ(first, m.TableBytes());
-    // About 37 bytes per live block (24-byte slots at most 3/4 full, the
-    // shards' margin); sized with the first case's margin it would be 48.
-    EXPECT_LT(first, kReserved * 7 / 10 * 40);
+    // About 25 bytes per live block (16-byte slots at most 3/4 full, the
+    // shards' margin); sized with the first case's margin it would be 32.
+    EXPECT_LT(first, kReserved * 7 / 10 * 27);
   }
 }
 
 // What a live-heavy open's map costs: a map reserved for every id it gets
-// (dense ids, all live) holds them in about 32 bytes each (a 24-byte slot
+// (dense ids, all live) holds them in about 21 bytes each (a 16-byte slot
 // at most 3/4 full), plus the shards' margin for an uneven share.
 // A map of a few hundred thousand blocks takes its shards' first tables
 // from one arena; tables that outgrow them move to memory of their own, and
@@ -440,7 +441,7 @@ TEST(BlockMapTest, ALiveHeavyMapCostsAboutItsSlots) {
   m.InsertBatch(&batch, &rejected);
   EXPECT_TRUE(rejected.empty());
   EXPECT_EQ(kIds, m.size());
-  EXPECT_LE(m.TableBytes(), kIds * 37);
+  EXPECT_LE(m.TableBytes(), kIds * 25);
 }
 
 }  // namespace

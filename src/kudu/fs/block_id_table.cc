@@ -44,7 +44,7 @@ void BlockIdTable::Reserve(size_t n, bool touch) {
 
 uint64_t BlockIdTable::bytes() const {
   // The side map's slots and their control bytes.
-  const uint64_t side = unpacked_.capacity() * (sizeof(std::pair<uint64_t, Location>) + 1);
+  const uint64_t side = unpacked_.capacity() * (sizeof(std::pair<uint64_t, BlockMapEntry>) + 1);
   return keys_.get_deleter().bytes + values_.get_deleter().bytes + side;
 }
 
