@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "kudu/fs/block_id_table.h"
 #include "kudu/util/page_memory.h"
 
 namespace kudu {
@@ -94,6 +95,72 @@ TEST(PageArenaTest, ReservedNotWritten) {
   // One huge page at most (or one small page without them), not the arena.
   EXPECT_GE(ResidentPages(p + 32 * kHugePageBytes, 4096), 1u);
   EXPECT_LE(ResidentPages(p, 64 * kHugePageBytes), kHugePageBytes / PageSize() + 1);
+}
+
+// A piece given back loses every page wholly inside it, and only those:
+// the pieces around it keep their pages and their bytes.
+TEST(PageArenaTest, ReleaseGivesBackTheWholePagesInsideAPiece) {
+  PageArena arena(8 * kHugePageBytes);
+  const size_t page = PageSize();
+  // Three neighbours, the middle one starting and ending inside a page.
+  char* before = static_cast<char*>(arena.Allocate(page + 64));
+  char* middle = static_cast<char*>(arena.Allocate(10 * page));
+  char* after = static_cast<char*>(arena.Allocate(page));
+  ASSERT_TRUE(before != nullptr && middle != nullptr && after != nullptr);
+  ASSERT_NE(0u, reinterpret_cast<uintptr_t>(middle) % page);
+  std::memset(before, 1, page + 64);
+  std::memset(middle, 2, 10 * page);
+  std::memset(after, 3, page);
+  ASSERT_EQ(11u, ResidentPages(middle, 10 * page));
+  arena.Release(middle, 10 * page);
+  // Nine of the ten pages it touched lie wholly inside it; the two at its
+  // ends are shared and stay.
+  EXPECT_EQ(2u, ResidentPages(middle, 10 * page));
+  // The neighbours span two pages each (one of them shared with it).
+  EXPECT_EQ(2u, ResidentPages(before, page + 64));
+  EXPECT_EQ(2u, ResidentPages(after, page));
+  for (size_t i = 0; i < page + 64; i++) ASSERT_EQ(1, before[i]) << i;
+  for (size_t i = 0; i < page; i++) ASSERT_EQ(3, after[i]) << i;
+  // A piece smaller than a page gives nothing back, and its bytes stay.
+  char* small = static_cast<char*>(arena.Allocate(100));
+  ASSERT_NE(nullptr, small);
+  std::memset(small, 4, 100);
+  arena.Release(small, 100);
+  for (size_t i = 0; i < 100; i++) ASSERT_EQ(4, small[i]) << i;
+}
+
+// The block map's tables take their first arrays from an arena: a table
+// that outgrows them gives their pages back rather than hold them beside
+// its new arrays until the map goes.
+TEST(PageArenaTest, ATableThatOutgrowsItsArenaArraysGivesTheirPagesBack) {
+  PageArena arena(16 * kHugePageBytes);
+  char* const base = static_cast<char*>(arena.Allocate(64));
+  ASSERT_NE(nullptr, base);
+  fs::BlockIdTable table;
+  table.UseArena(&arena);
+  constexpr uint64_t kFirst = 60000;  // arrays of ~640 KiB each, from the arena
+  table.Reserve(kFirst);
+  uint32_t held_by;
+  for (uint64_t id = 0; id < kFirst; id++) {
+    table.Insert(id, fs::BlockIdTable::RunHash(id), fs::BlockMapEntry{1, 4096, 1}, &held_by);
+  }
+  const size_t first_tables = ResidentPages(base, arena.used());
+  ASSERT_GE(first_tables * PageSize(), 2 * kFirst * 8);
+  // Three times as many ids: the table grows, by doubling, into arrays
+  // from the arena's rest, then into arrays of its own.
+  for (uint64_t id = kFirst; id < 3 * kFirst; id++) {
+    table.Insert(id, fs::BlockIdTable::RunHash(id), fs::BlockMapEntry{1, 4096, 1}, &held_by);
+  }
+  // Arrays of 2 MiB and more are page memory of their own: the arena now
+  // holds only arrays the table has left (two generations of them).
+  ASSERT_GE(table.capacity() * sizeof(uint64_t), kHugePageBytes);
+  ASSERT_GT(arena.used(), 4 * kFirst * 8);
+  // Of their pages, only those shared with a neighbour (or the first
+  // piece's) are left.
+  EXPECT_LE(ResidentPages(base, arena.used()), 8u);
+  for (uint64_t id = 0; id < 3 * kFirst; id++) {
+    ASSERT_NE(nullptr, table.Find(id, fs::BlockIdTable::RunHash(id))) << id;
+  }
 }
 
 TEST(PageArenaTest, ConcurrentTakersGetDisjointPieces) {

@@ -81,6 +81,16 @@ void BlockIdTable::Rehash(size_t slots) {
     keys_[q] = id;
     values_[q] = old_values[p];
   }
+  // Arrays from the arena are not freed before it: their pages go back now.
+  // A map sized after containers that had lost more of their blocks than
+  // the rest (the largest metadata files, claimed first) grows every shard
+  // once, and would otherwise hold all its first tables to the end.
+  if (old_keys.get_deleter().from_arena) {
+    arena_->Release(old_keys.get(), old_keys.get_deleter().bytes);
+  }
+  if (old_values.get_deleter().from_arena) {
+    arena_->Release(old_values.get(), old_values.get_deleter().bytes);
+  }
 }
 
 bool BlockIdTable::InsertEmptyKey(const BlockMapEntry& entry, uint32_t* held_by) {

@@ -18,6 +18,11 @@
 
 #include "kudu/util/page_arena.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdint>
+
 #include "kudu/util/page_memory.h"
 
 namespace kudu {
@@ -46,6 +51,14 @@ void* PageArena::Allocate(size_t bytes) {
     if (want > capacity_ - used) return nullptr;
   } while (!used_.compare_exchange_weak(used, used + want, std::memory_order_relaxed));
   return base_ + used;
+}
+
+void PageArena::Release(void* p, size_t bytes) {
+  // Inward to whole small pages: the neighbours' pieces may share the edges.
+  const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 }  // namespace kudu

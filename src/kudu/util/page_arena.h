@@ -46,6 +46,12 @@ class PageArena {
   // too little is left (the caller allocates elsewhere). Thread-safe.
   // Nothing is freed before the arena.
   void* Allocate(size_t bytes);
+  // Gives the kernel back the pages that lie wholly inside a piece its
+  // owner no longer uses (`p` and `bytes` as Allocate gave them): a table
+  // that outgrew its first arrays would otherwise hold them beside their
+  // successors until the arena goes. The range is not handed out again;
+  // only its memory goes (a huge page under it is split). Thread-safe.
+  void Release(void* p, size_t bytes);
 
   size_t capacity() const { return capacity_; }
   // Bytes handed out so far (alignment included).
