@@ -491,6 +491,64 @@ TEST_P(LiveBlockSetRandomTest, MatchesAMap) {
 // random earlier blocks (packed or not), blocks created again after their
 // DELETE (in place, or out of order once compacted away), and lookups,
 // every step checked against the model and the whole set at checkpoints.
+// A packed run's DELETE search starts where evenly spaced ids would put
+// the id, walks a few slots from there and searches the rest of that side.
+// Runs whose ids are anything but even (half a run consecutive, then a
+// jump; gaps of every length) take each path, towards lower and higher
+// slots, for ids present and absent, before and after deletions.
+TEST(LiveBlockSetTest, FindsPackedIdsWhateverTheirSpacingWithinARun) {
+  SeededRandom rnd(11);
+  LiveBlockSet set;
+  Model model;
+  std::vector<uint64_t> ids;
+  uint64_t id = 5000;
+  int64_t offset = 0;
+  const size_t n = 3 * LiveBlockSet::kHotSlots;
+  for (size_t i = 0; i < n; i++) {
+    const BlockLocation loc{offset, 100};
+    ASSERT_TRUE(set.Insert(id, loc));
+    model[id] = loc;
+    ids.push_back(id);
+    offset += 4096;
+    switch ((i / 640) % 3) {
+      case 0:  // half a run consecutive, then a jump
+        id += i % 64 == 31 ? 3000 : 1;
+        break;
+      case 1:  // gaps of every length up to a run's
+        id += 1 + rnd.Uniform(i % 7 == 0 ? 200 : 3);
+        break;
+      default:  // a jump every few ids
+        id += i % 5 == 0 ? 100 + rnd.Uniform(1000) : 2;
+        break;
+    }
+  }
+  ASSERT_LT(set.sorted_slot_bytes(), 24 * set.slot_count()) << "packed";
+  auto check_near = [&](uint64_t at) {
+    for (uint64_t probe : {at - 1, at, at + 1}) {
+      auto it = model.find(probe);
+      const std::optional<BlockLocation> got = set.Find(probe);
+      ASSERT_EQ(it != model.end(), got.has_value()) << probe;
+      if (got.has_value()) ASSERT_EQ(it->second, *got) << probe;
+    }
+  };
+  for (uint64_t at : ids) ASSERT_NO_FATAL_FAILURE(check_near(at));
+  // Deleted at random, each DELETE also asked for an id beside it.
+  for (size_t i = ids.size() - 1; i > 0; i--) std::swap(ids[i], ids[rnd.Uniform(i + 1)]);
+  for (size_t i = 0; i < ids.size() * 3 / 4; i++) {
+    for (uint64_t victim : {ids[i], ids[i] + 1}) {
+      auto it = model.find(victim);
+      BlockLocation erased;
+      ASSERT_EQ(it != model.end(), set.Erase(victim, &erased)) << victim;
+      if (it != model.end()) {
+        ASSERT_EQ(it->second, erased) << victim;
+        model.erase(it);
+      }
+    }
+    if (i % 4096 == 0) ASSERT_NO_FATAL_FAILURE(check_near(ids[ids.size() - 1 - i]));
+  }
+  ExpectSame(model, set);
+}
+
 TEST(LiveBlockSetPackedRandomTest, MatchesAMap) {
   SeededRandom rnd(1);
   ServerLikeBlocks gen;

@@ -267,8 +267,53 @@ bool LiveBlockSet::FindPacked(uint64_t id, size_t* k, size_t* run) const {
   }
   if (id - runs_[r].first_id > UINT32_MAX) return false;
   const uint32_t delta = static_cast<uint32_t>(id - runs_[r].first_id);
-  const size_t end = RunEnd(r);
-  size_t lo = runs_[r].begin, hi = end;
+  const size_t begin = runs_[r].begin, end = RunEnd(r);
+  // Where evenly spaced ids would put it: a run holds a server's
+  // consecutive ids, thinned by DELETEs at most, so the guess is the slot
+  // or one a few away, one cache miss where a binary search of the run's
+  // 768 bytes took four or five (71 % of a filled-then-emptied container's
+  // open, every DELETE a search at random). The ids the run spans: to the
+  // next run's first, or to the last packed one.
+  const uint64_t span =
+      (r + 1 < runs_.size() ? runs_[r + 1].first_id : packed_last_id_ + 1) - runs_[r].first_id;
+  const size_t guess =
+      begin + std::min<size_t>(end - 1 - begin, static_cast<size_t>(uint64_t{delta} * (end - begin) /
+                                                                     std::max<uint64_t>(span, 1)));
+  const uint32_t at = LoadPacked(guess).id_delta;
+  if (at == delta) {
+    *k = guess;
+    *run = r;
+    return true;
+  }
+  // A few slots on from the guess, towards the id, then a binary search of
+  // what is left on that side.
+  constexpr int kWalk = 4;
+  size_t lo, hi;
+  if (at < delta) {
+    size_t i = guess + 1;
+    for (int step = 0; step < kWalk && i < end; step++, i++) {
+      const uint32_t d = LoadPacked(i).id_delta;
+      if (d < delta) continue;
+      if (d > delta) return false;
+      *k = i;
+      *run = r;
+      return true;
+    }
+    lo = i;
+    hi = end;
+  } else {
+    size_t i = guess;  // LoadPacked(i).id_delta > delta
+    for (int step = 0; step < kWalk && i > begin; step++) {
+      const uint32_t d = LoadPacked(--i).id_delta;
+      if (d > delta) continue;
+      if (d < delta) return false;
+      *k = i;
+      *run = r;
+      return true;
+    }
+    lo = begin;
+    hi = i;
+  }
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     if (LoadPacked(mid).id_delta < delta) {
