@@ -528,7 +528,9 @@ TEST(LiveBlockSetTest, FindsPackedIdsWhateverTheirSpacingWithinARun) {
       auto it = model.find(probe);
       const std::optional<BlockLocation> got = set.Find(probe);
       ASSERT_EQ(it != model.end(), got.has_value()) << probe;
-      if (got.has_value()) ASSERT_EQ(it->second, *got) << probe;
+      if (got.has_value()) {
+        ASSERT_EQ(it->second, *got) << probe;
+      }
     }
   };
   for (uint64_t at : ids) ASSERT_NO_FATAL_FAILURE(check_near(at));
@@ -544,7 +546,9 @@ TEST(LiveBlockSetTest, FindsPackedIdsWhateverTheirSpacingWithinARun) {
         model.erase(it);
       }
     }
-    if (i % 4096 == 0) ASSERT_NO_FATAL_FAILURE(check_near(ids[ids.size() - 1 - i]));
+    if (i % 4096 == 0) {
+      ASSERT_NO_FATAL_FAILURE(check_near(ids[ids.size() - 1 - i]));
+    }
   }
   ExpectSame(model, set);
 }

@@ -80,6 +80,15 @@ class ContainerReplayState : public BlockRecordSink {
   // replay loop inlines it rather than make a virtual call per record,
   // whose register saves and restores cost as much as a record's checks.
   __attribute__((always_inline)) inline void Apply(const BlockRecord& record, uint64_t offset);
+  // Called a few records before Apply(record): starts loading what a
+  // DELETE's search will miss on. Changes nothing.
+  void PrefetchFor(const BlockRecord& record) const {
+    if (record.op_type == DELETE) live_.PrefetchErase(record.block_id);
+  }
+  // Whether the container's blocks may be packed (more CREATE records
+  // expected than a set holds unpacked): only then do its DELETEs miss at
+  // random, and does the replay loop look ahead for them.
+  bool MayPack() const;
 
   // How to ask the data file's size again. A CREATE past the end of the
   // size given to the constructor asks it before calling the record

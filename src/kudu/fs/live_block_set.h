@@ -102,6 +102,16 @@ class LiveBlockSet {
   bool Erase(uint64_t id, BlockLocation* erased);
   // Where a live block is; nothing if `id` is not live.
   std::optional<BlockLocation> Find(uint64_t id) const;
+  // Starts loading the slot an Erase of `id` reads first, where that is a
+  // cache miss at random (a packed block: a container filled and emptied
+  // later), so that the replay loop, a few records ahead, overlaps the miss
+  // with the records between. Changes nothing.
+  void PrefetchErase(uint64_t id) const {
+    if (InPacked(id) && !hashed_) PrefetchPacked(id);
+  }
+  // Whether the set may pack: Reserve was told of more CREATE records than
+  // kHotSlots (the most a set that never packs holds).
+  bool MayPack() const { return !hashed_ && expected_ > kHotSlots; }
   bool contains(uint64_t id) const { return Find(id).has_value(); }
   size_t size() const { return live_; }
   bool empty() const { return live_ == 0; }
@@ -234,6 +244,13 @@ class LiveBlockSet {
   bool InPacked(uint64_t id) const { return packed_count_ > 0 && id <= packed_last_id_; }
   // The packed slot holding `id` (live or tombstone) and its run; false if none.
   bool FindPacked(uint64_t id, size_t* k, size_t* run) const;
+  void PrefetchPacked(uint64_t id) const;
+  // The run that would hold `id` (the last whose first id is not above
+  // it), or runs_.size() when none can.
+  size_t RunFor(uint64_t id) const;
+  // The slot of run `r` where evenly spaced ids put the id `delta` past the
+  // run's first: where FindPacked starts.
+  size_t PackedGuess(size_t r, uint32_t delta) const;
   // Packs sorted_'s oldest slots (all but a quarter of kHotSlots), dropping
   // their tombstones. A block no run can hold (a length or an offset
   // beyond 32 bits of its run) stops packing for good.
