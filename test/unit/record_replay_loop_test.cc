@@ -84,9 +84,12 @@ template <size_t kAhead>
 struct LookAt {
   static constexpr size_t kDepth = kAhead;
   Seen* seen;
+  bool active() const { return true; }
   void operator()(const BlockRecord& record) const {
     seen->looked_ahead.push_back(record.block_id);
-    seen->most_ahead = std::max(seen->most_ahead, seen->looked_ahead.size() - seen->records.size());
+    // Looking starts once kLookAheadCheckEvery records were handed on.
+    const size_t looked = seen->looked_ahead.size() + static_cast<size_t>(kLookAheadCheckEvery);
+    seen->most_ahead = std::max(seen->most_ahead, looked - seen->records.size());
   }
 };
 
@@ -117,24 +120,27 @@ void ExpectSameRun(const Seen& plain, const Seen& ahead, size_t depth) {
   EXPECT_EQ(plain.outcome.offset, ahead.outcome.offset);
   EXPECT_EQ(plain.outcome.records, ahead.outcome.records);
   EXPECT_EQ(plain.outcome.status.ToString(), ahead.outcome.status.ToString());
-  // Every record handed on was looked at first, once, in order, and never
-  // more than `depth` records before it was handed on.
-  ASSERT_EQ(ahead.records.size(), ahead.looked_ahead.size());
-  for (size_t i = 0; i < ahead.records.size(); i++) {
-    EXPECT_EQ(ahead.records[i].first.block_id, ahead.looked_ahead[i]) << i;
+  // The loop asks whether to look ahead once kLookAheadCheckEvery records
+  // have been handed on; from then on every record handed on was looked at
+  // first, once, in order, and never more than `depth` records before.
+  const size_t from = static_cast<size_t>(kLookAheadCheckEvery);
+  ASSERT_EQ(ahead.records.size() > from ? ahead.records.size() - from : 0,
+            ahead.looked_ahead.size());
+  for (size_t i = 0; i < ahead.looked_ahead.size(); i++) {
+    EXPECT_EQ(ahead.records[from + i].first.block_id, ahead.looked_ahead[i]) << i;
   }
   EXPECT_LE(ahead.most_ahead, depth);
-  if (ahead.records.size() > depth) {
+  if (ahead.records.size() > from + depth) {
     EXPECT_EQ(depth, ahead.most_ahead);
   }
 }
 
 TEST(RecordReplayLoopTest, LookingAheadHandsOnTheSameRecordsInTheSameOrder) {
   std::vector<size_t> starts;
-  const std::string image = Image(200, &starts);
+  const std::string image = Image(6000, &starts);
   const Seen plain = Replay<0>(image);
   ASSERT_TRUE(plain.outcome.clean()) << plain.outcome.ToString();
-  ASSERT_EQ(200u, plain.records.size());
+  ASSERT_EQ(6000u, plain.records.size());
   ExpectSameRun(plain, Replay<1>(image), 1);
   ExpectSameRun(plain, Replay<3>(image), 3);
   ExpectSameRun(plain, Replay<8>(image), 8);
@@ -144,8 +150,11 @@ TEST(RecordReplayLoopTest, LookingAheadHandsOnTheSameRecordsInTheSameOrder) {
 // on all the same, those still waiting in the look-ahead included.
 TEST(RecordReplayLoopTest, RecordsBeforeACorruptOneAreHandedOnWhenLookingAhead) {
   std::vector<size_t> starts;
-  const std::string clean = Image(40, &starts);
-  for (size_t bad : {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{8}, size_t{9}, size_t{39}}) {
+  const std::string clean = Image(4200, &starts);
+  // Before the loop looks ahead, and 0, 1, 2, 7, 8, 9 records and more
+  // after it starts.
+  for (size_t bad : {size_t{0}, size_t{1}, size_t{4095}, size_t{4096}, size_t{4097}, size_t{4098},
+                     size_t{4103}, size_t{4104}, size_t{4105}, size_t{4199}}) {
     std::string image = clean;
     image[starts[bad] + 10] ^= 0x40;  // inside the body: its checksum fails
     const Seen plain = Replay<0>(image);
@@ -155,7 +164,7 @@ TEST(RecordReplayLoopTest, RecordsBeforeACorruptOneAreHandedOnWhenLookingAhead) 
     ExpectSameRun(plain, Replay<8>(image), 8);
   }
   // A file that ends inside its last record (a crash while appending).
-  for (size_t cut : {starts[1] + 5, starts[20] + 3, clean.size() - 1}) {
+  for (size_t cut : {starts[1] + 5, starts[4100] + 3, clean.size() - 1}) {
     const std::string image = clean.substr(0, cut);
     const Seen plain = Replay<0>(image);
     ASSERT_EQ(ReplayOutcome::Kind::kPartialRecord, plain.outcome.kind) << cut;
@@ -164,37 +173,38 @@ TEST(RecordReplayLoopTest, RecordsBeforeACorruptOneAreHandedOnWhenLookingAhead) 
   }
 }
 
-// The open's sink: a container expected to pack its blocks is replayed
-// looking ahead, any other without; the state they leave is the same.
-TEST(RecordReplayLoopTest, AContainerThatMayPackReplaysToTheSameState) {
+// The open's sink looks ahead once its container's blocks are packed (a
+// container filled with more blocks than a set holds unpacked); it ends in
+// the state the same records applied one by one leave, a corrupt record
+// after the packing included.
+TEST(RecordReplayLoopTest, AContainerThatPacksReplaysToTheSameState) {
   std::vector<size_t> starts;
-  std::string image = Image(3000, &starts);
-  image[starts[2500] + 10] ^= 0x40;
+  std::string image = Image(480000, &starts);  // ~160 k blocks live at the end
+  image[starts[470000] + 10] ^= 0x40;
   BlockRecordPB scratch;
-  auto replay = [&](size_t reserve, ReplayOutcome* out) {
-    auto state = std::make_unique<ContainerReplayState>(1ULL << 40, 0, 4096);
-    state->Reserve(reserve);
-    BufferRecordSource source("loop.metadata", reinterpret_cast<const uint8_t*>(image.data()), 0,
-                              image.size());
-    *out = ReplayRecordsFrom(&source, &scratch, state.get());
-    return state;
-  };
-  ReplayOutcome small_out, large_out;
-  auto small = replay(100, &small_out);
-  auto large = replay(LiveBlockSet::kHotSlots + 1, &large_out);
-  ASSERT_FALSE(small->MayPack());
-  ASSERT_TRUE(large->MayPack());
-  EXPECT_EQ(small_out.ToString(), large_out.ToString());
-  EXPECT_EQ(2500u, large_out.records);
-  EXPECT_EQ(small->records_applied(), large->records_applied());
-  EXPECT_EQ(small->live_count(), large->live_count());
-  EXPECT_EQ(small->live_bytes(), large->live_bytes());
-  EXPECT_EQ(small->max_block_id(), large->max_block_id());
-  LiveBlocks a = small->TakeLiveBlocks(), b = large->TakeLiveBlocks();
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); i++) {
-    EXPECT_EQ(a[i].id, b[i].id) << i;
-    EXPECT_EQ(a[i].loc, b[i].loc) << i;
+  const std::string name = "loop.metadata";
+  const auto* bytes = reinterpret_cast<const uint8_t*>(image.data());
+  ContainerReplayState looked(1ULL << 40, 0, 4096), plain(1ULL << 40, 0, 4096);
+  looked.Reserve(starts.size());
+  plain.Reserve(starts.size());
+  BufferRecordSource a(name, bytes, 0, image.size());
+  const ReplayOutcome looked_out = ReplayRecordsFrom(&a, &scratch, &looked);
+  BufferRecordSource b(name, bytes, 0, image.size());
+  const ReplayOutcome plain_out = ForEachBlockRecord(
+      &b, &scratch, [&plain](const BlockRecord& r, uint64_t offset, Slice) { plain.Apply(r, offset); });
+  ASSERT_TRUE(looked.Packed());
+  EXPECT_EQ(ReplayOutcome::Kind::kCorruption, looked_out.kind);
+  EXPECT_EQ(plain_out.ToString(), looked_out.ToString());
+  EXPECT_EQ(470000u, looked_out.records);
+  EXPECT_EQ(plain.records_applied(), looked.records_applied());
+  EXPECT_EQ(plain.live_count(), looked.live_count());
+  EXPECT_EQ(plain.live_bytes(), looked.live_bytes());
+  EXPECT_EQ(plain.max_block_id(), looked.max_block_id());
+  LiveBlocks x = plain.TakeLiveBlocks(), y = looked.TakeLiveBlocks();
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); i++) {
+    ASSERT_EQ(x[i].id, y[i].id) << i;
+    ASSERT_EQ(x[i].loc, y[i].loc) << i;
   }
 }
 

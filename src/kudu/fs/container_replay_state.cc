@@ -55,7 +55,7 @@ void ContainerReplayState::Reset() {
 
 void ContainerReplayState::Reserve(size_t records) { live_.Reserve(records); }
 
-bool ContainerReplayState::MayPack() const { return live_.MayPack(); }
+bool ContainerReplayState::Packed() const { return live_.Packed(); }
 
 void ContainerReplayState::Malformed(uint64_t block_id, uint64_t offset, const char* reason) {
   malformed_.push_back(MalformedRecord{block_id, offset, reason, std::string()});

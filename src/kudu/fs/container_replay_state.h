@@ -85,10 +85,9 @@ class ContainerReplayState : public BlockRecordSink {
   void PrefetchFor(const BlockRecord& record) const {
     if (record.op_type == DELETE) live_.PrefetchErase(record.block_id);
   }
-  // Whether the container's blocks may be packed (more CREATE records
-  // expected than a set holds unpacked): only then do its DELETEs miss at
-  // random, and does the replay loop look ahead for them.
-  bool MayPack() const;
+  // Whether some of the container's blocks are packed: only then do its
+  // DELETEs miss at random, and does the replay loop look ahead for them.
+  bool Packed() const;
 
   // How to ask the data file's size again. A CREATE past the end of the
   // size given to the constructor asks it before calling the record

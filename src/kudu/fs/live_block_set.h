@@ -109,9 +109,8 @@ class LiveBlockSet {
   void PrefetchErase(uint64_t id) const {
     if (InPacked(id) && !hashed_) PrefetchPacked(id);
   }
-  // Whether the set may pack: Reserve was told of more CREATE records than
-  // kHotSlots (the most a set that never packs holds).
-  bool MayPack() const { return !hashed_ && expected_ > kHotSlots; }
+  // Whether some blocks are packed.
+  bool Packed() const { return !hashed_ && packed_count_ > 0; }
   bool contains(uint64_t id) const { return Find(id).has_value(); }
   size_t size() const { return live_; }
   bool empty() const { return live_ == 0; }

@@ -64,15 +64,21 @@ inline ReplayOutcome MakeReplayOutcome(const Status& s, uint64_t offset, uint64_
 // is parsed, with its body.
 struct NoLookAhead {
   static constexpr size_t kDepth = 0;
+  bool active() const { return false; }
   void operator()(const BlockRecord&) const {}
 };
+
+// How many records the loop hands on between asking a look-ahead whether
+// it is worth its cost yet.
+constexpr uint64_t kLookAheadCheckEvery = 4096;
 
 // The loop itself. `on_record(const BlockRecord&, uint64_t offset, Slice
 // body)` is called once per valid record, in file order, with the record's
 // raw offset and its body bytes as read (valid until the next call).
 // `fallback`: the message protobuf parses unusual encodings into (reused).
 // `version`, when given, receives the container version once the headers
-// have been read. With a LookAhead of depth k > 0, each record is parsed k
+// have been read. With a LookAhead of depth k > 0, once `look_ahead.active()`
+// (asked every kLookAheadCheckEvery records) each record is parsed k
 // records before on_record sees it (with an empty body: a window may have
 // moved past it), and `look_ahead(record)` is called then, so that what
 // on_record will miss on can be loaded meanwhile. Every record is handed
@@ -104,6 +110,7 @@ ReplayOutcome ForEachBlockRecord(Source* source, BlockRecordPB* fallback, OnReco
   };
   Parsed ahead[kDepth > 0 ? kDepth : 1];
   size_t first = 0, waiting = 0;  // ahead[first], the next ones, modulo kDepth
+  bool looking = false;
   while (true) {
     s = reader.ReadNextRecord(&body);
     if (!s.ok()) break;
@@ -116,6 +123,9 @@ ReplayOutcome ForEachBlockRecord(Source* source, BlockRecordPB* fallback, OnReco
     }
     if constexpr (kDepth == 0) {
       on_record(record, reader.record_offset(), body);
+    } else if (!looking) {
+      on_record(record, reader.record_offset(), body);
+      if (records % kLookAheadCheckEvery == kLookAheadCheckEvery - 1) looking = look_ahead.active();
     } else {
       if (waiting == kDepth) {
         on_record(ahead[first].record, ahead[first].offset, Slice());
@@ -139,12 +149,15 @@ ReplayOutcome ForEachBlockRecord(Source* source, BlockRecordPB* fallback, OnReco
   return out;
 }
 
-// The open's look-ahead, eight records ahead: a DELETE's slot in a large
-// container's packed runs is a cache miss at random, several records' work
-// long.
+// The open's look-ahead, eight records ahead, once the container's blocks
+// are packed: a DELETE's slot in packed runs is a cache miss at random,
+// several records' work long. Before (and in every container that never
+// packs: most, the seed server's included) the look-ahead would cost more
+// than it hides.
 struct PrefetchDeletes {
   static constexpr size_t kDepth = 8;
   const ContainerReplayState* state;
+  bool active() const { return state->Packed(); }
   void operator()(const BlockRecord& record) const { state->PrefetchFor(record); }
 };
 
@@ -157,15 +170,10 @@ ReplayOutcome ReplayRecordsFrom(Source* source, BlockRecordPB* fallback, BlockRe
   // called through the interface.
   if (typeid(*sink) == typeid(ContainerReplayState)) {
     ContainerReplayState* state = static_cast<ContainerReplayState*>(sink);
-    auto apply = [state](const BlockRecord& record, uint64_t offset, Slice) {
-      state->Apply(record, offset);
-    };
-    // A container whose blocks stay unpacked finds a DELETE's slot among
-    // few enough that the look-ahead would cost more than it hides.
-    if (state->MayPack()) {
-      return ForEachBlockRecord(source, fallback, apply, nullptr, PrefetchDeletes{state});
-    }
-    return ForEachBlockRecord(source, fallback, apply);
+    return ForEachBlockRecord(
+        source, fallback,
+        [state](const BlockRecord& record, uint64_t offset, Slice) { state->Apply(record, offset); },
+        nullptr, PrefetchDeletes{state});
   }
   return ForEachBlockRecord(source, fallback,
                             [sink](const BlockRecord& record, uint64_t offset, Slice) {
