@@ -96,7 +96,9 @@ struct LookAt {
 template <size_t kAhead>
 Seen Replay(const std::string& image) {
   Seen seen;
-  BufferRecordSource source("loop.metadata", reinterpret_cast<const uint8_t*>(image.data()), 0,
+  // The source keeps a reference to its file's name.
+  static const std::string* const name = new std::string("loop.metadata");
+  BufferRecordSource source(*name, reinterpret_cast<const uint8_t*>(image.data()), 0,
                             image.size());
   BlockRecordPB scratch;
   auto on_record = [&seen](const BlockRecord& record, uint64_t offset, Slice) {

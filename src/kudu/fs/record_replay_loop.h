@@ -140,8 +140,10 @@ ReplayOutcome ForEachBlockRecord(Source* source, BlockRecordPB* fallback, OnReco
     }
     records++;
   }
-  for (; waiting > 0; waiting--, first = (first + 1) % kDepth) {
-    on_record(ahead[first].record, ahead[first].offset, Slice());
+  if constexpr (kDepth > 0) {
+    for (; waiting > 0; waiting--, first = (first + 1) % kDepth) {
+      on_record(ahead[first].record, ahead[first].offset, Slice());
+    }
   }
   ReplayOutcome out = MakeReplayOutcome(
       s, s.IsEndOfFile() ? reader.next_offset() : reader.record_offset(), records);
