@@ -321,7 +321,8 @@ class LogBlockContainerWriter {
 
 // Creates and deletes blocks across containers in several data dirs, as a
 // server's log block manager does. Not thread-safe: a server serialises
-// these per container, and generation is single-threaded.
+// these per container, and generation gives each thread a manager of its
+// own, over containers of its own.
 class LogWritableBlockManager {
  public:
   // A live block this manager wrote: its container and where its bytes are
@@ -381,6 +382,11 @@ class LogWritableBlockManager {
 
   // Syncs (when enabled) and closes every container.
   Status Close();
+
+  // The open containers max_open_containers = 0 stands for: a quarter of
+  // the descriptor limit's worth (two descriptors each), at least 64.
+  // Managers that write at once share it out.
+  static size_t DefaultOpenContainers();
 
   // After a failure: closes everything and deletes the files of the
   // container that was still being filled (best effort), so an interrupted

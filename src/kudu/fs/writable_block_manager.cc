@@ -86,17 +86,21 @@ Status LogWritableBlockManager::Open() {
     if (bs == 0) RETURN_NOT_OK(env::GetBlockSize(dir, &bs));
     block_sizes_.push_back(bs == 0 ? 4096 : bs);
   }
-  open_limit_ = std::max<size_t>(opts_.max_open_containers, 2);
-  if (opts_.max_open_containers == 0) {
-    struct rlimit limit;
-    open_limit_ = 64;
-    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0) {
-      const uint64_t fds = limit.rlim_cur == RLIM_INFINITY ? (uint64_t{1} << 20) : limit.rlim_cur;
-      open_limit_ = std::max<size_t>(open_limit_, static_cast<size_t>(fds / 4 / 2));
-    }
-  }
+  open_limit_ = opts_.max_open_containers == 0
+                    ? DefaultOpenContainers()
+                    : std::max<size_t>(opts_.max_open_containers, 2);
   opened_ = true;
   return Status::OK();
+}
+
+size_t LogWritableBlockManager::DefaultOpenContainers() {
+  size_t n = 64;
+  struct rlimit limit;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0) {
+    const uint64_t fds = limit.rlim_cur == RLIM_INFINITY ? (uint64_t{1} << 20) : limit.rlim_cur;
+    n = std::max<size_t>(n, static_cast<size_t>(fds / 4 / 2));
+  }
+  return n;
 }
 
 Status LogWritableBlockManager::Touch(LogBlockContainerWriter* c) {

@@ -74,6 +74,17 @@ struct BlockWorkloadOptions {
   bool delete_after_creating = false;
   // Non-zero: the same seed gives byte-identical files.
   uint64_t seed = 1;
+  // A state of at least twice this many records (CREATEs and DELETEs) is
+  // cut into shards of whole containers, up to 8 and about this many
+  // records each, which threads write at once. Each shard is a workload of
+  // its own: streams drawn from the seed, the run of block ids after the
+  // shard before it, and deletions of its own blocks only, as a tablet's
+  // compactions delete the tablet's blocks. A smaller state is one shard
+  // drawn from the seed itself. 0: one shard whatever the size.
+  uint64_t records_per_shard = uint64_t{1} << 20;
+  // Threads writing shards; 0: one per core. The bytes depend on the seed
+  // and the shape alone, never on this.
+  int threads = 0;
   // Block payload sizes: mostly small (log-uniform up to 4 KiB), a few up
   // to max_block_size, which keeps a 100x1000 run to ~150 MB of payload.
   uint64_t min_block_size = 64;
@@ -101,8 +112,9 @@ struct BlockWorkloadResult {
   std::vector<GeneratedBlock> live;
 };
 
-// Runs the workload. On failure the container being filled is deleted
-// (LogWritableBlockManager::AbandonUnfinished) and the error returned.
+// Runs the workload. On failure the containers being filled are deleted
+// (LogWritableBlockManager::AbandonUnfinished), the other shards stop, and
+// the error returned.
 Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* result);
 
 // "<block id> <container id> <offset> <length>": one line of `kudu fs list`.
