@@ -21,9 +21,12 @@
 // one container, every DELETE after its CREATE in that container), and it
 // must have the shape asked for.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -210,6 +213,71 @@ TEST_F(ShardedGenerationTest, ASmallStateIsOneShardDrawnFromTheSeed) {
   EXPECT_NE(ReadDataDirs(o.writer.data_dirs), ReadDataDirs(cut.writer.data_dirs));
   EXPECT_NE(tools::FormatBlockLine(small.live.front()),
             tools::FormatBlockLine(sharded.live.front()));
+}
+
+// A shard that fails stops the others; each abandons the container it was
+// filling, so the dirs hold complete containers only, and the error is the
+// failure's, not a stopped shard's.
+TEST_F(ShardedGenerationTest, AFailingShardStopsTheOthersAndLeavesCompleteContainers) {
+  // The data file sizes of the seed's containers, from a run without limit.
+  const std::vector<std::string> probe_roots = Roots("probe-", 2);
+  tools::BlockWorkloadResult probe;
+  ASSERT_OK(tools::RunBlockWorkload(Shape(probe_roots), &probe));
+  test::ReferenceReplay probed;
+  ASSERT_OK(test::ReplayDataDirs(probe_roots, nullptr, &probed));
+  uint64_t largest = 0, second = 0;
+  for (size_t i = 0; i < probe.container_ids.size(); i++) {
+    const std::string& id = probe.container_ids[i];
+    const uint64_t size = test::FileSizeOrDie(
+        LogBlockContainerWriter::DataPath(probed.container_root[id], id));
+    if (size > largest) {
+      second = largest;
+      largest = size;
+    } else {
+      second = std::max(second, size);
+    }
+  }
+  ASSERT_LT(second, largest);
+  // A file size limit only the largest container's data file passes: its
+  // shard fails (EFBIG) part way through it.
+  struct rlimit old_limit;
+  ASSERT_EQ(0, ::getrlimit(RLIMIT_FSIZE, &old_limit));
+  ASSERT_GE(old_limit.rlim_max, static_cast<rlim_t>(largest));
+  struct sigaction ignore = {}, old_action = {};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(0, ::sigaction(SIGXFSZ, &ignore, &old_action));
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(threads);
+    const std::vector<std::string> roots = Roots("fail" + std::to_string(threads) + "-", 2);
+    tools::BlockWorkloadOptions o = Shape(roots);
+    o.threads = threads;
+    struct rlimit cap = old_limit;
+    cap.rlim_cur = static_cast<rlim_t>(largest - 1);
+    ASSERT_EQ(0, ::setrlimit(RLIMIT_FSIZE, &cap));
+    tools::BlockWorkloadResult result;
+    const Status s = tools::RunBlockWorkload(o, &result);
+    ASSERT_EQ(0, ::setrlimit(RLIMIT_FSIZE, &old_limit));
+    ASSERT_FALSE(s.ok());
+    EXPECT_TRUE(s.IsIOError()) << s.ToString();
+
+    test::ReferenceReplay replay;
+    ASSERT_OK(test::ReplayDataDirs(roots, nullptr, &replay));
+    EXPECT_LT(replay.records.size(), probe.container_ids.size());
+    std::multiset<int64_t> shape(o.container_blocks.begin(), o.container_blocks.end());
+    for (const auto& [id, records] : replay.records) {
+      int64_t creates = 0;
+      for (const BlockRecordPB& r : records) creates += r.op_type() == CREATE ? 1 : 0;
+      EXPECT_EQ(1u, shape.count(creates)) << id << ": " << creates << " blocks, not one of the shape's";
+      EXPECT_NE(1500, creates) << id;
+    }
+    if (threads == 1) {
+      // Shards one after the other: the first (900 and 400 blocks) was
+      // written, the second failed in its only container, the others
+      // never started.
+      EXPECT_EQ(2u, replay.records.size());
+    }
+  }
+  ASSERT_EQ(0, ::sigaction(SIGXFSZ, &old_action, nullptr));
 }
 
 }  // namespace

@@ -283,6 +283,7 @@ Status LogBlockContainerWriter::WriteStaged() {
   // failed records are dropped as a server drops an unacknowledged commit.
   metadata_end_ = metadata_->offset();
   staged_.clear();
+  if (!s.ok()) lost_records_ = true;
   return s;
 }
 
@@ -330,6 +331,8 @@ Status LogBlockContainerWriter::Close() {
     if (result.ok() && !s.ok()) result = s;
     data_.reset();
   }
+  // What was staged is gone with the buffer, written or not.
+  if (!result.ok()) lost_records_ = true;
   return result;
 }
 

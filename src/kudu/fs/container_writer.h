@@ -214,6 +214,9 @@ class LogBlockContainerWriter {
   Status Close();
   Status Reopen();
   bool is_open() const { return data_ != nullptr; }
+  // Whether a failed write or close dropped staged records: the file may
+  // lack records of blocks committed to the container.
+  bool lost_records() const { return lost_records_; }
   // Closes and unlinks both files (best effort: every step is tried).
   Status DeleteFiles();
 
@@ -315,6 +318,7 @@ class LogBlockContainerWriter {
   std::string staged_;         // framed records not yet written
   std::string body_;           // serialization scratch
   int64_t total_blocks_ = 0;
+  bool lost_records_ = false;
   LiveBlockSet live_;
   uint64_t closed_metadata_writes_ = 0;  // by metadata files closed so far
 };
@@ -389,9 +393,12 @@ class LogWritableBlockManager {
   static size_t DefaultOpenContainers();
 
   // After a failure: closes everything and deletes the files of the
-  // container that was still being filled (best effort), so an interrupted
-  // run leaves only containers that were complete. Its blocks leave the
-  // live set. The manager is not usable afterwards.
+  // container that was still being filled and of every container whose
+  // records did not all reach its file (sparse data stages them past the
+  // commit that filled the container; a failed write or close drops
+  // them: lost_records()), best effort, so an interrupted run
+  // leaves only containers that were complete. Their blocks leave the live
+  // set. The manager is not usable afterwards.
   void AbandonUnfinished();
 
   WrittenBlocks live_blocks() const { return WrittenBlocks(this); }

@@ -409,15 +409,20 @@ Status LogWritableBlockManager::Close() {
 }
 
 void LogWritableBlockManager::AbandonUnfinished() {
-  LogBlockContainerWriter* unfinished = current_;
+  // Closing writes what is staged, and may lose it too.
   for (auto& c : containers_) (void)c->Close();
+  std::vector<LogBlockContainerWriter*> unfinished;
+  for (auto& c : containers_) {
+    if (c.get() == current_ || c->lost_records()) unfinished.push_back(c.get());
+  }
   open_lru_.clear();
   open_pos_.clear();
   current_ = nullptr;
   opened_ = false;
-  if (unfinished == nullptr) return;
-  (void)unfinished->DeleteFiles();
-  ForgetContainer(unfinished);
+  for (LogBlockContainerWriter* c : unfinished) {
+    (void)c->DeleteFiles();
+    ForgetContainer(c);
+  }
 }
 
 }  // namespace fs
