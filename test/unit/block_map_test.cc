@@ -332,6 +332,24 @@ TEST(BlockMapTest, LocationsAtThePackingLimitsSurviveTheMerge) {
   EXPECT_EQ(kMax, e.offset);
 }
 
+// Merges `live` blocks into `m` in two batches, the first of which sizes
+// every shard; returns the tables' bytes after the first.
+uint64_t FillInTwoMerges(BlockMap* m, size_t live, std::vector<LiveBlock>* blocks) {
+  for (uint64_t i = 0; i < live; i++) {
+    blocks->push_back(LiveBlock{i * 3 + 7, BlockLocation{static_cast<int64_t>(i) * 4096, 1}});
+  }
+  BlockMap::Batch batch;
+  std::vector<BlockMap::Rejected> rejected;
+  batch.AddSorted(0, blocks->data(), 20000);
+  m->InsertBatch(&batch, &rejected);
+  const uint64_t first = m->TableBytes();
+  batch.AddSorted(0, blocks->data() + 20000, blocks->size() - 20000);
+  m->InsertBatch(&batch, &rejected);
+  EXPECT_TRUE(rejected.empty());
+  EXPECT_EQ(blocks->size(), m->size());
+  return first;
+}
+
 // The first shards are sized after a few containers, whose live shares
 // differ: the estimate carries their standard error, so that a map whose
 // later containers are more live than the first ones does not grow (each
@@ -340,21 +358,6 @@ TEST(BlockMapTest, LocationsAtThePackingLimitsSurviveTheMerge) {
 TEST(BlockMapTest, SizedForTheShareTheFirstContainersAllow) {
   constexpr size_t kReserved = 1000000;  // too large to allocate before any note
   constexpr uint64_t kRecords = 10000;
-  auto fill = [](BlockMap* m, size_t live, std::vector<LiveBlock>* blocks) {
-    for (uint64_t i = 0; i < live; i++) {
-      blocks->push_back(LiveBlock{i * 3 + 7, BlockLocation{static_cast<int64_t>(i) * 4096, 1}});
-    }
-    BlockMap::Batch batch;
-    std::vector<BlockMap::Rejected> rejected;
-    batch.AddSorted(0, blocks->data(), 20000);  // the first merge sizes every shard
-    m->InsertBatch(&batch, &rejected);
-    const uint64_t first = m->TableBytes();
-    batch.AddSorted(0, blocks->data() + 20000, blocks->size() - 20000);
-    m->InsertBatch(&batch, &rejected);
-    EXPECT_TRUE(rejected.empty());
-    EXPECT_EQ(blocks->size(), m->size());
-    return first;
-  };
   {
     // Shares 0.5 to 0.9 first (mean 0.7); 90 % of the reservation is live.
     BlockMap m;
@@ -362,7 +365,7 @@ TEST(BlockMapTest, SizedForTheShareTheFirstContainersAllow) {
     m.Allocate();
     for (uint64_t live : {5000, 9000, 6000, 8000}) m.NoteReplayed(kRecords, live);
     std::vector<LiveBlock> blocks;
-    const uint64_t first = fill(&m, kReserved * 9 / 10, &blocks);
+    const uint64_t first = FillInTwoMerges(&m, kReserved * 9 / 10, &blocks);
     EXPECT_EQ(first, m.TableBytes()) << "a shard grew";
     for (const LiveBlock& b : blocks) ASSERT_TRUE(m.Find(b.id, nullptr)) << b.id;
   }
@@ -373,10 +376,43 @@ TEST(BlockMapTest, SizedForTheShareTheFirstContainersAllow) {
     m.Allocate();
     for (int i = 0; i < 4; i++) m.NoteReplayed(kRecords, 7000);
     std::vector<LiveBlock> blocks;
-    const uint64_t first = fill(&m, kReserved * 7 / 10, &blocks);
+    const uint64_t first = FillInTwoMerges(&m, kReserved * 7 / 10, &blocks);
     EXPECT_EQ(first, m.TableBytes());
     // About 25 bytes per live block (16-byte slots at most 3/4 full, the
     // shards' margin); sized with the first case's margin it would be 32.
+    EXPECT_LT(first, kReserved * 7 / 10 * 27);
+  }
+}
+
+// The containers claimed largest first are the oldest, which have lost the
+// most: while more of them are to come, the map is sized above the share
+// they show, and once they are all noted, for the share seen.
+TEST(BlockMapTest, SizedAboveTheShareOfTheLargestClaimedFirst) {
+  constexpr size_t kReserved = 1000000;
+  constexpr uint64_t kRecords = 10000;
+  {
+    // Four of forty large containers, 60 % live; 85 % of the reservation is.
+    BlockMap m;
+    m.Reserve(kReserved);
+    m.ExpectLargestFirst(40 * kRecords);
+    m.Allocate();
+    for (int i = 0; i < 4; i++) m.NoteReplayed(kRecords, 6000, /*largest_first=*/true);
+    std::vector<LiveBlock> blocks;
+    const uint64_t first = FillInTwoMerges(&m, kReserved * 85 / 100, &blocks);
+    EXPECT_EQ(first, m.TableBytes()) << "a shard grew";
+    for (const LiveBlock& b : blocks) ASSERT_TRUE(m.Find(b.id, nullptr)) << b.id;
+  }
+  {
+    // All four large containers noted, 70 % live: sized for about 70 %, as
+    // when nothing was claimed first.
+    BlockMap m;
+    m.Reserve(kReserved);
+    m.ExpectLargestFirst(4 * kRecords);
+    m.Allocate();
+    for (int i = 0; i < 4; i++) m.NoteReplayed(kRecords, 7000, /*largest_first=*/true);
+    std::vector<LiveBlock> blocks;
+    const uint64_t first = FillInTwoMerges(&m, kReserved * 7 / 10, &blocks);
+    EXPECT_EQ(first, m.TableBytes());
     EXPECT_LT(first, kReserved * 7 / 10 * 27);
   }
 }

@@ -327,38 +327,43 @@ TEST(ReplayPolicyTest, FirstWaveThreads) {
 // in the order given); the rest follow in the order given (path order), so
 // the order is the same every open and the block map's first containers are
 // a fair sample of the rest. Large: at least 1 MiB and 1/64 of a thread's
-// share of the dir's bytes.
+// share of the dir's bytes. The large ones are counted, for the block map,
+// whose first containers are then theirs (BlockMap::ExpectLargestFirst).
 TEST(ReplayPolicyTest, ClaimOrder) {
   constexpr uint64_t MiB = 1 << 20;
   struct {
     std::vector<uint64_t> bytes;
     int threads;
     std::vector<uint32_t> want;
+    size_t ahead;  // how many are claimed ahead of the rest
   } rows[] = {
-      {{}, 8, {}},
-      {{7}, 8, {0}},
+      {{}, 8, {}, 0},
+      {{7}, 8, {0}, 0},
       // Seed-like sizes, 8 threads: everything is large, largest first.
-      {{4 * MiB, 32 * MiB, 9 * MiB}, 8, {1, 2, 0}},
-      {{32 * MiB, 9 * MiB, 4 * MiB}, 8, {0, 1, 2}},
-      {{2 * MiB, 3 * MiB, 2 * MiB, 3 * MiB}, 8, {1, 3, 0, 2}},  // ties in the order given
+      {{4 * MiB, 32 * MiB, 9 * MiB}, 8, {1, 2, 0}, 3},
+      {{32 * MiB, 9 * MiB, 4 * MiB}, 8, {0, 1, 2}, 3},
+      {{2 * MiB, 3 * MiB, 2 * MiB, 3 * MiB}, 8, {1, 3, 0, 2}, 4},  // ties in the order given
       // Small containers (G4's 10 KiB, 360 KiB) keep the order given.
-      {{10 << 10, 12 << 10, 9 << 10, 11 << 10}, 8, {0, 1, 2, 3}},
-      {{360 << 10, 380 << 10, 350 << 10}, 1, {0, 1, 2}},
+      {{10 << 10, 12 << 10, 9 << 10, 11 << 10}, 8, {0, 1, 2, 3}, 0},
+      {{360 << 10, 380 << 10, 350 << 10}, 1, {0, 1, 2}, 0},
       // Exactly 1 MiB is large; one byte less is not.
-      {{MiB - 1, MiB, 2 * MiB}, 8, {2, 1, 0}},
+      {{MiB - 1, MiB, 2 * MiB}, 8, {2, 1, 0}, 2},
       // Large ones first, the small ones after them in the order given.
-      {{100, 5 * MiB, 200, 2 * MiB, 50, 5 * MiB}, 8, {1, 5, 3, 0, 2, 4}},
+      {{100, 5 * MiB, 200, 2 * MiB, 50, 5 * MiB}, 8, {1, 5, 3, 0, 2, 4}, 3},
       // 1/64 of a thread's share: 2,048 MiB over 8 threads puts the line at 4 MiB.
-      {{3 * MiB, 4 * MiB, 2041 * MiB}, 8, {2, 1, 0}},
-      {{3 * MiB, 4 * MiB - 1, 2041 * MiB + 1}, 8, {2, 0, 1}},
-      {{2 * MiB, 2000 * MiB, 3 * MiB, 5 * MiB}, 8, {1, 3, 0, 2}},
-      {{2 * MiB, 2000 * MiB, 3 * MiB, 5 * MiB}, 1, {1, 0, 2, 3}},  // one thread: 31 MiB
-      {{0, 1ULL << 40, 0}, 0, {1, 0, 2}},  // no thread count: as one
-      {{UINT64_MAX, 3 * MiB, UINT64_MAX}, 8, {0, 2, 1}},  // sizes that overflow a sum
+      {{3 * MiB, 4 * MiB, 2041 * MiB}, 8, {2, 1, 0}, 2},
+      {{3 * MiB, 4 * MiB - 1, 2041 * MiB + 1}, 8, {2, 0, 1}, 1},
+      {{2 * MiB, 2000 * MiB, 3 * MiB, 5 * MiB}, 8, {1, 3, 0, 2}, 2},
+      {{2 * MiB, 2000 * MiB, 3 * MiB, 5 * MiB}, 1, {1, 0, 2, 3}, 1},  // one thread: 31 MiB
+      {{0, 1ULL << 40, 0}, 0, {1, 0, 2}, 1},  // no thread count: as one
+      {{UINT64_MAX, 3 * MiB, UINT64_MAX}, 8, {0, 2, 1}, 2},  // sizes that overflow a sum
   };
   for (const auto& r : rows) {
-    EXPECT_EQ(r.want, ChooseClaimOrder(r.bytes, r.threads))
+    size_t ahead = 99;
+    EXPECT_EQ(r.want, ChooseClaimOrder(r.bytes, r.threads, &ahead))
         << ::testing::PrintToString(r.bytes) << ", " << r.threads << " threads";
+    EXPECT_EQ(r.ahead, ahead) << ::testing::PrintToString(r.bytes) << ", " << r.threads
+                              << " threads";
   }
 }
 

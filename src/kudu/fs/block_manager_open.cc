@@ -201,7 +201,8 @@ std::unique_ptr<DirReadahead> MakeReadahead(SharedOpenState* shared,
 
 // Splits the containers by dir and sizes each dir's pool.
 std::vector<std::unique_ptr<DirWork>> PlanDirs(SharedOpenState* shared,
-                                               const ContainerInfos& containers) {
+                                               ContainerInfos* infos) {
+  const ContainerInfos& containers = *infos;
   std::vector<std::unique_ptr<DirWork>> dirs;
   for (size_t d = 0; d < shared->opts.data_dirs.size(); d++) dirs.emplace_back(new DirWork());
   for (uint32_t i = 0; i < containers.size(); i++) {
@@ -218,7 +219,15 @@ std::vector<std::unique_ptr<DirWork>> PlanDirs(SharedOpenState* shared,
     for (uint32_t i : w->queue) bytes.push_back(containers[i].metadata_size);
     const std::vector<uint32_t> in_path_order = std::move(w->queue);
     w->queue.clear();
-    for (uint32_t k : ChooseClaimOrder(bytes, w->threads)) w->queue.push_back(in_path_order[k]);
+    size_t ahead = 0;
+    for (uint32_t k : ChooseClaimOrder(bytes, w->threads, &ahead)) {
+      const uint32_t i = in_path_order[k];
+      if (w->queue.size() < ahead) {
+        (*infos)[i].claimed_largest_first = true;
+        shared->map->ExpectLargestFirst(EstimatedCreateRecords(containers[i]));
+      }
+      w->queue.push_back(i);
+    }
     w->first_wave = ChooseFirstWaveThreads(w->threads, shared->opts.cpus, dirs_with_work);
     w->readahead = MakeReadahead(shared, containers, *w);
   }
@@ -229,7 +238,7 @@ std::vector<std::unique_ptr<DirWork>> PlanDirs(SharedOpenState* shared,
 // pool thread; each dir's read-ahead runs ahead of its pool's cursor.
 // Returns the read-ahead mode that ran.
 ReadaheadMode ReplayAllDirs(SharedOpenState* shared, ContainerInfos* containers) {
-  std::vector<std::unique_ptr<DirWork>> dirs = PlanDirs(shared, *containers);
+  std::vector<std::unique_ptr<DirWork>> dirs = PlanDirs(shared, containers);
   size_t replay_threads = 0, first_wave = 0;
   ReadaheadMode ran = ReadaheadMode::kNone;
   for (const auto& w : dirs) {

@@ -120,7 +120,15 @@ class BlockMap {
   // a state where most blocks were deleted, n overstates the live blocks
   // many times over. Thread-safe, cheap (once per container, under a lock
   // of its own).
-  void NoteReplayed(uint64_t create_records, uint64_t live);
+  // `largest_first`: the container was among those claimed ahead of the
+  // rest, largest first (ExpectLargestFirst).
+  void NoteReplayed(uint64_t create_records, uint64_t live, bool largest_first = false);
+  // Containers that could hold `create_records` CREATE records (counted as
+  // Reserve's n was) are claimed ahead of the rest, largest first. The
+  // largest files are the oldest and have lost the most, so the share they
+  // show understates the rest's until they are all noted. Before the
+  // merges.
+  void ExpectLargestFirst(uint64_t create_records);
   // Allocates each shard not allocated yet, for its share of the entries
   // expected, and touches the memory, so that merges do not take its page
   // faults. The open calls it on its own thread while the replay threads
@@ -177,6 +185,8 @@ class BlockMap {
   double noted_live_ = 0;
   double noted_live_sq_per_record_ = 0;
   double noted_records_sq_ = 0;
+  double largest_first_ = 0;        // what ExpectLargestFirst was told
+  double noted_largest_first_ = 0;  // the records of those noted so far
 };
 
 }  // namespace fs

@@ -43,7 +43,8 @@ void ConflictLog::Record(std::vector<BlockMap::Rejected>* rejected) {
 
 void ThreadMerge::Queue(uint32_t index, LiveBlocks blocks) {
   if (containers_ != nullptr) {
-    map_->NoteReplayed(EstimatedCreateRecords((*containers_)[index]), blocks.size());
+    const ContainerInfo& c = (*containers_)[index];
+    map_->NoteReplayed(EstimatedCreateRecords(c), blocks.size(), c.claimed_largest_first);
   }
   if (blocks.empty()) return;
   if (blocks.size() * sizeof(LiveBlock) >= BlockMap::kTakeOverBytes) {

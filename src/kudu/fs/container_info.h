@@ -94,6 +94,8 @@ struct ContainerInfo {
   std::string incomplete_reason;
 
   // Replay (when not incomplete by size).
+  // Claimed ahead of its dir's other containers, largest first.
+  bool claimed_largest_first = false;
   bool replayed = false;
   ReplayOutcome outcome;
   ReplayStrategyKind strategy = ReplayStrategyKind::kStreaming;

@@ -235,7 +235,8 @@ int ChooseFirstWaveThreads(int threads, int cpus, size_t dirs_with_work) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, per_dir)));
 }
 
-std::vector<uint32_t> ChooseClaimOrder(const std::vector<uint64_t>& metadata_bytes, int threads) {
+std::vector<uint32_t> ChooseClaimOrder(const std::vector<uint64_t>& metadata_bytes, int threads,
+                                       size_t* ahead) {
   uint64_t total = 0;
   for (uint64_t b : metadata_bytes) total += std::min(b, UINT64_MAX - total);
   const uint64_t thread_bytes = total / static_cast<uint64_t>(std::max(threads, 1));
@@ -249,6 +250,7 @@ std::vector<uint32_t> ChooseClaimOrder(const std::vector<uint64_t>& metadata_byt
   std::stable_sort(order.begin(), order.end(), [&metadata_bytes](uint32_t a, uint32_t b) {
     return metadata_bytes[a] > metadata_bytes[b];
   });
+  if (ahead != nullptr) *ahead = order.size();
   for (uint32_t k = 0; k < metadata_bytes.size(); k++) {
     if (metadata_bytes[k] < first_from) order.push_back(k);
   }

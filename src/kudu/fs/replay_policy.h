@@ -142,7 +142,10 @@ constexpr uint64_t kClaimFirstMinBytes = 1 << 20;
 // (BlockMap::NoteReplayed), a fair sample only when their order has
 // nothing to do with their size (a container with more records has usually
 // lost more of its blocks).
-std::vector<uint32_t> ChooseClaimOrder(const std::vector<uint64_t>& metadata_bytes, int threads);
+// `ahead`, when given, receives how many of the order's first positions are
+// the large containers claimed ahead.
+std::vector<uint32_t> ChooseClaimOrder(const std::vector<uint64_t>& metadata_bytes, int threads,
+                                       size_t* ahead = nullptr);
 
 // Whether the replay threads beyond the first wave may stay unstarted, from
 // the cache probes of the open's reads so far (`hits`: every byte was in the
