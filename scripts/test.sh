@@ -26,6 +26,10 @@ cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
 export JOBS
 
+# Each stage's header says how long the run has taken so far: CI's budget
+# is for the whole run, and the builds, not the tests, are most of it.
+stage() { echo "=== [$((SECONDS / 60))m$((SECONDS % 60))s] $*"; }
+
 bash scripts/setup.sh
 
 # Sanitizer runtimes of this toolchain refuse the high mmap randomisation of
@@ -42,8 +46,9 @@ fi
 # parses their shared headers once per batch instead of once per file.
 BUILD_OPTS=(-DKUDU_DEBUG_INFO=-g1 -DKUDU_UNITY_BUILD=ON)
 
-echo "=== Release build and tests"
+stage "Release build"
 bash scripts/build.sh build "${BUILD_OPTS[@]}"
+stage "Release tests"
 (cd build && ctest --output-on-failure -j"$JOBS")
 
 if [[ "${SKIP_SANITIZERS:-0}" == "1" ]]; then
@@ -51,19 +56,20 @@ if [[ "${SKIP_SANITIZERS:-0}" == "1" ]]; then
   exit 0
 fi
 
-echo "=== ASan + UBSan build (clang, with the libFuzzer targets) and tests"
+stage "ASan + UBSan build (clang, with the libFuzzer targets)"
 # One clang build serves both the sanitizer suite and the fuzz targets: every
 # library and test is compiled with ASan + UBSan (UB is fatal), and the
 # fuzz targets link libFuzzer on top. This saves a whole build in CI.
 export CC=clang CXX=clang++
 bash scripts/build.sh build-fuzz -DKUDU_FUZZ=ON "${BUILD_OPTS[@]}"
+stage "ASan + UBSan tests"
 (cd build-fuzz && "${NORAND[@]}" ctest --output-on-failure -j"$JOBS")
 
-echo "=== bounded differential fuzzing (${FUZZ_SECONDS:-20} s per target)"
+stage "bounded differential fuzzing (${FUZZ_SECONDS:-20} s per target)"
 FUZZ_DIR=build-fuzz bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 unset CC CXX
 
-echo "=== TSan build and concurrency tests"
+stage "TSan build (the concurrency tests)"
 # Only the tests with concurrency in them run under TSan, so only those are
 # built (none of them runs the kudu program).
 TSAN_PATTERN='concurrency|budget|thread_pool|block_map|page_arena|final_merges|container_listing|replay_threads|deferred_close|sharded_generation'
@@ -80,4 +86,6 @@ if [[ ${#tsan_targets[@]} -eq 0 ]]; then
   exit 0
 fi
 NINJA_TARGETS="${tsan_targets[*]}" bash scripts/build.sh build-tsan -DKUDU_SANITIZE=tsan "${BUILD_OPTS[@]}"
+stage "TSan tests"
 (cd build-tsan && "${NORAND[@]}" ctest --output-on-failure -j"$JOBS" -R "$TSAN_PATTERN")
+stage "done"
