@@ -62,6 +62,8 @@ TEST(BenchColdTest, ColdRunsWithEveryReadaheadMode) {
         << r.out;
   }
   EXPECT_NE(std::string::npos, r.out.find("seq-floor")) << r.out;
+  EXPECT_NE(std::string::npos, r.out.find("cpu-bound: the open's CPU (user + sys) spread over all "))
+      << r.out;
 
   std::string text;
   ASSERT_TRUE(test::ReadFileToString(json_path, &text).ok());
@@ -106,10 +108,15 @@ TEST(BenchColdTest, ColdRunsWithEveryReadaheadMode) {
   for (const json& s : w["strategies"]) wall[s["strategy"]] = s["wall_s"]["median"];
   const double floor = std::min(wall["floor"], wall["floor-cached"]);
   const double seq_floor = std::min(wall["seq-floor"], wall["seq-floor-cached"]);
+  const double cpus = j["machine"]["cpus"].get<double>();
   for (const json& s : w["strategies"]) {
     const std::string name = s["strategy"];
     EXPECT_DOUBLE_EQ(wall[name] / floor, s["floor_ratio"].get<double>()) << name;
     EXPECT_DOUBLE_EQ(wall[name] / seq_floor, s["disk_floor_ratio"].get<double>()) << name;
+    // The least floor ratio the open's CPU allows on every core.
+    const double cpu = s["cpu_s_median"].get<double>();
+    EXPECT_GT(cpu, 0) << name;
+    EXPECT_DOUBLE_EQ(cpu / cpus / floor, s["cpu_bound_floor_ratio"].get<double>()) << name;
   }
 }
 

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -212,6 +213,39 @@ TEST(BenchServerWorkloadsTest, AfterCrashAndGenerationTargetsComeFromTheSameRun)
   }
   EXPECT_GT(slowest, 0);
   EXPECT_DOUBLE_EQ(slowest, (*generation)["value"].get<double>());
+}
+
+// The cold device-floor target is the worst cold open's ratio, and it says
+// what that open's CPU alone would allow spread over every core: whether a
+// miss is the disk's or the CPU work's.
+TEST(BenchServerWorkloadsTest, ColdFloorTargetSaysWhatTheOpensCpuAllows) {
+  TempDir tmp;
+  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=S1-server,S3-after-crash",
+                              "--bench_scale=0.00012", "--bench_repetitions=1",
+                              "--bench_strategies=auto", "--bench_encryption=plain",
+                              "--bench_cache_mode=cold", "--format=json"});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  json j;
+  ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;
+  const json* target = TargetNamed(j, "cold_open_device_floor_s");
+  ASSERT_TRUE(target != nullptr) << r.out;
+  ASSERT_TRUE((*target)["measured"].get<bool>()) << target->dump();
+  const json* worst = nullptr;
+  std::string worst_name;
+  for (const char* name : {"S1-server", "S3-after-crash"}) {
+    const json* open = AutoOpen(j, name);
+    ASSERT_TRUE(open != nullptr) << name;
+    if (worst == nullptr || (*open)["floor_ratio"] > (*worst)["floor_ratio"]) {
+      worst = open;
+      worst_name = name;
+    }
+  }
+  EXPECT_DOUBLE_EQ((*worst)["floor_ratio"].get<double>(), (*target)["value"].get<double>());
+  char bound[128];
+  std::snprintf(bound, sizeof(bound), " (auto; its CPU over %d cores alone is %.2fx the floor)",
+                j["machine"]["cpus"].get<int>(), (*worst)["cpu_bound_floor_ratio"].get<double>());
+  EXPECT_EQ(worst_name + bound, (*target)["workload"]);
+  EXPECT_GT((*worst)["cpu_bound_floor_ratio"].get<double>(), 0);
 }
 
 // The live-heavy state is judged by its memory per live block, encrypted

@@ -82,6 +82,11 @@ struct VariantFigures {
   double floor_ratio = 0;             // wall median / floor wall median
   double floor_ratio_cpu = 0;         // CPU (user + sys) median / the floor's
   double disk_floor_ratio = 0;        // wall median / seq-floor wall median (cold runs)
+  // The open's CPU (user + sys median) spread over every core of the
+  // machine, over the floor's wall: the least floor_ratio that much CPU
+  // allows here, however well it overlapped the reads. Where it is near
+  // floor_ratio the open is bound by its CPU work, not by the disk.
+  double cpu_bound_floor_ratio = 0;
   double syscalls_per_container = 0;
   // The same without the open's one-time key probe (one read per open).
   double replay_syscalls_per_container = 0;
