@@ -72,7 +72,7 @@ unset CC CXX
 stage "TSan build (the concurrency tests)"
 # Only the tests with concurrency in them run under TSan, so only those are
 # built (none of them runs the kudu program).
-TSAN_PATTERN='concurrency|budget|thread_pool|block_map|page_arena|final_merges|container_listing|replay_threads|deferred_close|sharded_generation'
+TSAN_PATTERN='concurrency|budget|thread_pool|block_map|page_arena|final_merges|container_listing|replay_threads|deferred_close|sharded_generation|live_block_list'
 tsan_targets=()
 for f in test/unit/*_test.cc test/integration/*_test.cc; do
   [[ -e "$f" ]] || continue

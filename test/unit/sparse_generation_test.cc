@@ -48,9 +48,10 @@ class SparseGenerationTest : public ::testing::TestWithParam<bool> {
  protected:
   // Runs the same seeded workload into `root`, sparse or not.
   void Generate(const std::string& root, bool sparse, tools::BlockWorkloadResult* result,
-                std::function<void(const tools::GeneratedBlock&)> on_live_block = nullptr) {
+                std::function<Status(const std::vector<tools::ShardLiveBlocks>&, int)>
+                    on_live_shards = nullptr) {
     tools::BlockWorkloadOptions o;
-    o.on_live_block = std::move(on_live_block);
+    o.on_live_shards = std::move(on_live_shards);
     o.writer.data_dirs = {root};
     o.writer.fs_block_size = 4096;
     o.writer.sync = false;
@@ -119,21 +120,26 @@ TEST_P(SparseGenerationTest, SameMetadataBytesSameDataSizesBlocksAreHoles) {
   EXPECT_EQ(sparse.live.size(), replay.live.size());
 }
 
-// Live blocks handed over one by one instead of listed: the same blocks (in
-// some order), and the same files.
+// Live blocks handed over by shard instead of listed: the same blocks in
+// the same order, and the same files.
 TEST_P(SparseGenerationTest, LiveBlocksHandedOverAreTheListedOnes) {
   tools::BlockWorkloadResult listed, handed;
   std::vector<std::string> lines;
   ASSERT_NO_FATAL_FAILURE(Generate(tmp_.Join("listed"), true, &listed));
-  ASSERT_NO_FATAL_FAILURE(Generate(tmp_.Join("handed"), true, &handed,
-                                   [&lines](const tools::GeneratedBlock& b) {
-                                     lines.push_back(tools::FormatBlockLine(b));
-                                   }));
+  ASSERT_NO_FATAL_FAILURE(Generate(
+      tmp_.Join("handed"), true, &handed,
+      [&lines](const std::vector<tools::ShardLiveBlocks>& shards, int threads) {
+        EXPECT_GE(threads, 1);
+        for (const tools::ShardLiveBlocks& shard : shards) {
+          shard.ForEach([&lines](const tools::GeneratedBlock& b) {
+            lines.push_back(tools::FormatBlockLine(b));
+          });
+        }
+        return Status::OK();
+      }));
   EXPECT_TRUE(handed.live.empty());
   std::vector<std::string> expected;
   for (const tools::GeneratedBlock& b : listed.live) expected.push_back(tools::FormatBlockLine(b));
-  std::sort(lines.begin(), lines.end());
-  std::sort(expected.begin(), expected.end());
   EXPECT_EQ(3350u - 2900u, lines.size());
   EXPECT_EQ(expected, lines);
   EXPECT_EQ(listed.live_bytes, handed.live_bytes);

@@ -24,6 +24,7 @@
 
 #include "kudu/tools/bench_runner.h"
 #include "kudu/util/mix64.h"
+#include "kudu/util/thread_pool.h"
 
 namespace kudu {
 namespace tools {
@@ -81,6 +82,11 @@ class SetDigester {
     xor_ ^= Mix64(h + 1);
   }
   uint64_t value() const { return Mix64(sum_) ^ xor_; }
+  // As if `o`'s entries had been added here.
+  void Merge(const SetDigester& o) {
+    sum_ += o.sum_;
+    xor_ ^= o.xor_;
+  }
 
  private:
   uint64_t sum_ = 0;
@@ -125,15 +131,27 @@ struct GeneratedDigester::Impl {
 GeneratedDigester::GeneratedDigester() : impl_(new Impl()) {}
 GeneratedDigester::~GeneratedDigester() = default;
 
-void GeneratedDigester::Add(const tools::GeneratedBlock& b) {
-  auto it = impl_->container_hash.find(b.container_id);
-  if (it == impl_->container_hash.end()) {
-    it = impl_->container_hash.emplace(b.container_id, HashString(b.container_id)).first;
+void GeneratedDigester::AddShards(const std::vector<tools::ShardLiveBlocks>& shards,
+                                  int threads) {
+  std::vector<Impl> parts(shards.size());
+  ParallelFor("digest", shards.size(), threads, [&](size_t k) {
+    Impl& part = parts[k];
+    shards[k].ForEach([&part](const tools::GeneratedBlock& b) {
+      auto it = part.container_hash.find(b.container_id);
+      if (it == part.container_hash.end()) {
+        it = part.container_hash.emplace(b.container_id, HashString(b.container_id)).first;
+      }
+      part.set.Add(b.id.id(), it->second, static_cast<uint64_t>(b.offset),
+                   static_cast<uint64_t>(b.length));
+      part.digest.live_blocks++;
+      part.digest.live_bytes += static_cast<uint64_t>(b.length);
+    });
+  });
+  for (const Impl& part : parts) {
+    impl_->set.Merge(part.set);
+    impl_->digest.live_blocks += part.digest.live_blocks;
+    impl_->digest.live_bytes += part.digest.live_bytes;
   }
-  impl_->set.Add(b.id.id(), it->second, static_cast<uint64_t>(b.offset),
-                 static_cast<uint64_t>(b.length));
-  impl_->digest.live_blocks++;
-  impl_->digest.live_bytes += static_cast<uint64_t>(b.length);
 }
 
 LiveSetDigest GeneratedDigester::Finish(uint64_t containers) const {

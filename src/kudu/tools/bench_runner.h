@@ -110,13 +110,14 @@ struct LiveSetDigest {
 };
 // Of a successful open (its published block map).
 LiveSetDigest DigestOfOpen(const fs::OpenResult& r);
-// Of what the generator says it left live, block by block as it hands them
-// over (BlockWorkloadOptions::on_live_block), in any order.
+// Of what the generator says it left live, as it hands its shards' live
+// blocks over (BlockWorkloadOptions::on_live_shards): each shard digested
+// on a thread of its own, the digests then combined.
 class GeneratedDigester {
  public:
   GeneratedDigester();
   ~GeneratedDigester();
-  void Add(const tools::GeneratedBlock& b);
+  void AddShards(const std::vector<tools::ShardLiveBlocks>& shards, int threads);
   LiveSetDigest Finish(uint64_t containers) const;
 
  private:

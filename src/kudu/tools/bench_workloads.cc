@@ -399,7 +399,8 @@ Status CheckRoomFor(const BenchWorkload& w, double scale, const std::string& par
 Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
                         const std::string& parent, const ServerKey* key, uint64_t seed,
                         GeneratedState* out,
-                        std::function<void(const tools::GeneratedBlock&)> on_live_block) {
+                        std::function<Status(const std::vector<tools::ShardLiveBlocks>&, int)>
+                            on_live_shards) {
   *out = GeneratedState();
   RETURN_NOT_OK(CheckRoomFor(w, sizing.scale, parent));
   const std::string root = env::JoinPath(env::JoinPath(parent, w.name), "d0");
@@ -429,7 +430,7 @@ Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
   opts.seed = seed;
   opts.min_block_size = sizing.min_block_size;
   opts.max_block_size = std::max(sizing.min_block_size, sizing.max_block_size);
-  opts.on_live_block = std::move(on_live_block);
+  opts.on_live_shards = std::move(on_live_shards);
 
   const auto start = std::chrono::steady_clock::now();
   RETURN_NOT_OK_PREPEND(tools::RunBlockWorkload(opts, &out->result), "generating " + w.name);

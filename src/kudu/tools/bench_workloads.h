@@ -130,12 +130,12 @@ uint64_t EstimatedStateBytes(const BenchWorkload& w);
 // crashed containers their tails. A state whose EstimatedStateBytes exceed
 // the free space of `parent`'s filesystem is not started: IOError naming
 // both and the --bench_scale that would fit (S1-server at the default scale
-// is the seed server itself, some 80 GB of metadata). `on_live_block`, when set, receives the
+// is the seed server itself, some 80 GB of metadata). `on_live_shards`, when set, receives the
 // live blocks in place of out->result.live (BlockWorkloadOptions).
-Status GenerateWorkload(const BenchWorkload& w, const WorkloadSizing& sizing,
-                        const std::string& parent, const ServerKey* key, uint64_t seed,
-                        GeneratedState* out,
-                        std::function<void(const tools::GeneratedBlock&)> on_live_block = nullptr);
+Status GenerateWorkload(
+    const BenchWorkload& w, const WorkloadSizing& sizing, const std::string& parent,
+    const ServerKey* key, uint64_t seed, GeneratedState* out,
+    std::function<Status(const std::vector<tools::ShardLiveBlocks>&, int)> on_live_shards = nullptr);
 
 }  // namespace tools
 }  // namespace kudu

@@ -290,6 +290,39 @@ std::string FormatBlockLine(const GeneratedBlock& b) {
   return line;
 }
 
+namespace {
+
+// The decimal digits of `v` (to_chars' count), from its bit length.
+size_t DecimalDigits(uint64_t v) {
+  static constexpr uint64_t kPowersOf10[] = {
+      1ULL,          10ULL,          100ULL,          1000ULL,          10000ULL,
+      100000ULL,     1000000ULL,     10000000ULL,     100000000ULL,     1000000000ULL,
+      10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+      1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
+      10000000000000000000ULL};
+  // floor(log10(v)) is floor(log10(2) * bits) or one less (1233 / 4096 is
+  // log10(2) rounded up far enough for 64 bits). v | 1 is never 0 (whose
+  // one digit the formula would miss) and has v's digits: v + 1 is a power
+  // of ten only for an odd v.
+  v |= 1;
+  const int bits = 64 - __builtin_clzll(v);
+  const int t = (bits * 1233) >> 12;
+  return static_cast<size_t>(t - (v < kPowersOf10[t] ? 1 : 0) + 1);
+}
+
+size_t SignedDecimalBytes(int64_t v) {
+  const uint64_t magnitude = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  return DecimalDigits(magnitude) + (v < 0 ? 1 : 0);
+}
+
+}  // namespace
+
+size_t BlockLineBytes(const GeneratedBlock& b) {
+  return std::max<size_t>(BlockId::kMinDigits, DecimalDigits(b.id.id())) + 1 +
+         b.container_id.size() + 1 + SignedDecimalBytes(b.offset) + 1 +
+         SignedDecimalBytes(b.length);
+}
+
 void AppendBlockLine(const GeneratedBlock& b, std::string* out) {
   char id[BlockId::kMaxFormattedLength + 1];
   out->append(id, static_cast<size_t>(BlockId::Format(b.id.id(), id)));
@@ -373,24 +406,27 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
     live_blocks += bm.live_blocks().size();
   }
   result->metadata_bytes_written += result->metadata_bytes;
-  GeneratedBlock b;
-  if (!opts.on_live_block) result->live.reserve(live_blocks);
+  std::vector<ShardLiveBlocks> live;
+  for (const Shard& shard : shards) live.emplace_back(shard.bm.get());
+  if (opts.on_live_shards) {
+    std::vector<uint64_t> live_bytes(shards.size(), 0);
+    ParallelFor("live-bytes", shards.size(), threads, [&](size_t k) {
+      shards[k].bm->live_blocks().ForEach(
+          [&](BlockId, const fs::LogWritableBlockManager::WrittenBlock& w) {
+            live_bytes[k] += static_cast<uint64_t>(w.length);
+          });
+    });
+    for (uint64_t bytes : live_bytes) result->live_bytes += bytes;
+    return opts.on_live_shards(live, threads);
+  }
+  result->live.reserve(live_blocks);
   // By ascending id, as the list is kept: each shard's ids follow the one
   // before it.
-  for (const Shard& shard : shards) {
-    shard.bm->live_blocks().ForEach(
-        [&](BlockId id, const fs::LogWritableBlockManager::WrittenBlock& w) {
-          b.id = id;
-          b.container_id = w.container->id();
-          b.offset = w.offset;
-          b.length = w.length;
-          result->live_bytes += static_cast<uint64_t>(w.length);
-          if (opts.on_live_block) {
-            opts.on_live_block(b);
-          } else {
-            result->live.push_back(b);
-          }
-        });
+  for (const ShardLiveBlocks& shard : live) {
+    shard.ForEach([&](const GeneratedBlock& b) {
+      result->live_bytes += static_cast<uint64_t>(b.length);
+      result->live.push_back(b);
+    });
   }
   return Status::OK();
 }

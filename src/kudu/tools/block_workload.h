@@ -47,6 +47,32 @@ struct GeneratedBlock {
   int64_t length;
 };
 
+// One shard's live blocks once the run has succeeded (see
+// BlockWorkloadOptions::on_live_shards), by ascending id: every id of a
+// shard is below every id of the next one. Valid during that call.
+class ShardLiveBlocks {
+ public:
+  explicit ShardLiveBlocks(const fs::LogWritableBlockManager* bm) : bm_(bm) {}
+  size_t size() const { return bm_->live_blocks().size(); }
+  // fn(const GeneratedBlock&) for each, by ascending id; as often as wanted.
+  // The block handed over is reused from one call to the next.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    GeneratedBlock b;
+    bm_->live_blocks().ForEach(
+        [&](BlockId id, const fs::LogWritableBlockManager::WrittenBlock& w) {
+          b.id = id;
+          b.container_id = w.container->id();
+          b.offset = w.offset;
+          b.length = w.length;
+          fn(static_cast<const GeneratedBlock&>(b));
+        });
+  }
+
+ private:
+  const fs::LogWritableBlockManager* bm_;
+};
+
 struct BlockWorkloadOptions {
   // Data dirs, encryption, sync, sparse data, container limits. The
   // workload sets the writer's seed, first block id, clock and
@@ -91,11 +117,13 @@ struct BlockWorkloadOptions {
   uint64_t max_block_size = 64 * 1024;
   // Largest number of blocks in one group commit.
   int max_group_size = 8;
-  // When set, each live block is handed to this once the run has ended
-  // (by ascending id) and BlockWorkloadResult::live stays empty: at
-  // server scale the sorted list is the largest thing the generator holds
-  // (over 100 bytes per live block).
-  std::function<void(const GeneratedBlock&)> on_live_block;
+  // When set, called once the run has succeeded with every shard's live
+  // blocks (shards in id order) and the number of threads that wrote
+  // them, so that the caller can hand them on from as many threads; its
+  // error is the run's, and BlockWorkloadResult::live stays empty: at
+  // server scale that sorted list is the largest thing the generator
+  // holds (over 100 bytes per live block).
+  std::function<Status(const std::vector<ShardLiveBlocks>& shards, int threads)> on_live_shards;
 };
 
 struct BlockWorkloadResult {
@@ -108,7 +136,7 @@ struct BlockWorkloadResult {
   uint64_t metadata_bytes_written = 0;  // dead containers deleted since included
   // Container ids in the order the containers were created.
   std::vector<std::string> container_ids;
-  // Every live block, sorted by id (empty with on_live_block).
+  // Every live block, sorted by id (empty with on_live_shards).
   std::vector<GeneratedBlock> live;
 };
 
@@ -121,6 +149,10 @@ Status RunBlockWorkload(const BlockWorkloadOptions& opts, BlockWorkloadResult* r
 std::string FormatBlockLine(const GeneratedBlock& b);
 // The same line appended to `out`, for writers of millions of them.
 void AppendBlockLine(const GeneratedBlock& b, std::string* out);
+// How many bytes AppendBlockLine appends for `b`, without formatting it: a
+// writer of the lines from several threads at once places each thread's
+// lines with it.
+size_t BlockLineBytes(const GeneratedBlock& b);
 
 }  // namespace tools
 }  // namespace kudu

@@ -360,7 +360,11 @@ int RunBench(const std::vector<std::string>& args) {
       // live blocks would outweigh the open being measured.
       GeneratedDigester digester;
       s = GenerateWorkload(w, sizing, report.data_root, &key, FLAGS_bench_seed, &g,
-                           [&digester](const tools::GeneratedBlock& b) { digester.Add(b); });
+                           [&digester](const std::vector<tools::ShardLiveBlocks>& shards,
+                                       int threads) {
+                             digester.AddShards(shards, threads);
+                             return Status::OK();
+                           });
       if (!s.ok()) {
         TargetResult result;
         result.target = t;

@@ -59,7 +59,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <sstream>
@@ -72,6 +71,7 @@
 #include "kudu/fs/instance_files.h"
 #include "kudu/fs/prepare_data_dirs.h"
 #include "kudu/tools/block_workload.h"
+#include "kudu/tools/live_block_list.h"
 #include "kudu/tools/tool_action.h"
 #include "kudu/tools/tool_flags.h"
 #include "kudu/util/encryption.h"
@@ -265,59 +265,6 @@ Status CheckGivenKeyIsStored(const FsRoots& roots, const ServerKey& given) {
   return Status::OK();
 }
 
-// Writes the live-block list as the workload hands it over (by ascending
-// id) to <path>.tmp and renames it into place once complete: at 10 M live
-// blocks the list is 0.7 GB, not worth holding in memory first. A failure
-// leaves nothing of its own behind (on a full disk, not the part it could
-// write).
-class LiveBlockListWriter {
- public:
-  explicit LiveBlockListWriter(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {}
-  ~LiveBlockListWriter() {
-    if (!done_) Abandon();
-  }
-
-  Status Open() {
-    out_.open(tmp_, std::ios::binary | std::ios::trunc);
-    return out_ ? Status::OK() : Status::IOError(tmp_ + ": cannot open for writing");
-  }
-  void Add(const tools::GeneratedBlock& b) {
-    tools::AppendBlockLine(b, &buf_);
-    buf_.push_back('\n');
-    lines_++;
-    if (buf_.size() >= kFlushBytes) Flush();
-  }
-  Status Finish() {
-    Flush();
-    out_.close();
-    Status s = out_ ? Status::OK() : Status::IOError(tmp_ + ": write failed");
-    if (s.ok()) s = env::RenameFile(tmp_, path_);
-    if (!s.ok()) Abandon();
-    done_ = true;
-    return s;
-  }
-  void Abandon() {
-    if (out_.is_open()) out_.close();
-    (void)env::DeleteFile(tmp_);
-    done_ = true;
-  }
-  uint64_t lines() const { return lines_; }
-
- private:
-  static constexpr size_t kFlushBytes = 1 << 20;
-  void Flush() {
-    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-    buf_.clear();
-  }
-
-  const std::string path_;
-  const std::string tmp_;
-  std::ofstream out_;
-  std::string buf_;
-  uint64_t lines_ = 0;
-  bool done_ = false;
-};
-
 int RunGenerate(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("unexpected argument '" + args[0] + "'");
   FsRoots roots;
@@ -444,7 +391,9 @@ int RunGenerate(const std::vector<std::string>& args) {
   const auto start = std::chrono::steady_clock::now();
   LiveBlockListWriter list(env::JoinPath(dirs[0], kLiveBlocksFile));
   s = list.Open();
-  opts.on_live_block = [&list](const tools::GeneratedBlock& b) { list.Add(b); };
+  opts.on_live_shards = [&list](const std::vector<tools::ShardLiveBlocks>& shards, int threads) {
+    return list.Write(shards, threads);
+  };
   tools::BlockWorkloadResult result;
   if (s.ok()) s = tools::RunBlockWorkload(opts, &result);
   if (s.ok()) s = list.Finish();
