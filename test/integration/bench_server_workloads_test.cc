@@ -148,22 +148,30 @@ const json* TargetNamed(const json& j, const std::string& name) {
   return nullptr;
 }
 
+// The bench's JSON report of the clean and the after-crash server states at
+// a tiny scale, auto only, in `cache_mode`.
+void BenchServerStates(const TempDir& tmp, const std::string& cache_mode, int repetitions,
+                       json* j) {
+  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=S1-server,S3-after-crash",
+                              "--bench_scale=0.00012",
+                              "--bench_repetitions=" + std::to_string(repetitions),
+                              "--bench_strategies=auto", "--bench_encryption=plain",
+                              "--bench_cache_mode=" + cache_mode, "--format=json"});
+  ASSERT_EQ(0, r.exit_status) << Describe(r);
+  ASSERT_NO_THROW(*j = json::parse(r.out)) << r.out;
+}
+
 TEST(BenchServerWorkloadsTest, AfterCrashAndGenerationTargetsComeFromTheSameRun) {
   TempDir tmp;
-  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=S1-server,S3-after-crash",
-                              "--bench_scale=0.00012", "--bench_repetitions=3",
-                              "--bench_strategies=auto", "--bench_encryption=plain",
-                              "--bench_cache_mode=warm", "--format=json"});
-  ASSERT_EQ(0, r.exit_status) << Describe(r);
   json j;
-  ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;
+  ASSERT_NO_FATAL_FAILURE(BenchServerStates(tmp, "warm", 3, &j));
   const json* clean = AutoOpen(j, "S1-server");
   const json* crashed = AutoOpen(j, "S3-after-crash");
-  ASSERT_TRUE(clean != nullptr && crashed != nullptr) << r.out;
+  ASSERT_TRUE(clean != nullptr && crashed != nullptr) << j.dump();
 
   // The crashed state's open over the clean one's, both of this run.
   const json* vs_clean = TargetNamed(j, "after_crash_vs_clean_open");
-  ASSERT_TRUE(vs_clean != nullptr) << r.out;
+  ASSERT_TRUE(vs_clean != nullptr) << j.dump();
   ASSERT_TRUE((*vs_clean)["measured"].get<bool>()) << vs_clean->dump();
   EXPECT_EQ("S3-after-crash / S1-server (warm)", (*vs_clean)["workload"]);
   EXPECT_DOUBLE_EQ((*crashed)["wall_s"]["median"].get<double>() /
@@ -173,7 +181,7 @@ TEST(BenchServerWorkloadsTest, AfterCrashAndGenerationTargetsComeFromTheSameRun)
   // A torn plain container is still read with one read: its tail is
   // confirmed in the buffer, with no fallback to Streaming.
   const json* reads = TargetNamed(j, "after_crash_reads_per_container");
-  ASSERT_TRUE(reads != nullptr) << r.out;
+  ASSERT_TRUE(reads != nullptr) << j.dump();
   ASSERT_TRUE((*reads)["measured"].get<bool>()) << reads->dump();
   EXPECT_DOUBLE_EQ(1.0, (*reads)["value"].get<double>());
   EXPECT_TRUE((*reads)["met"].get<bool>());
@@ -182,7 +190,7 @@ TEST(BenchServerWorkloadsTest, AfterCrashAndGenerationTargetsComeFromTheSameRun)
   // The memory beyond the live blocks: the worst open's peak less its own
   // base and its own held buffers (each open is a fresh process).
   const json* beyond = TargetNamed(j, "peak_rss_beyond_live_and_buffers_mib");
-  ASSERT_TRUE(beyond != nullptr) << r.out;
+  ASSERT_TRUE(beyond != nullptr) << j.dump();
   ASSERT_TRUE((*beyond)["measured"].get<bool>()) << beyond->dump();
   double worst = 0;
   bool any = false;
@@ -201,7 +209,7 @@ TEST(BenchServerWorkloadsTest, AfterCrashAndGenerationTargetsComeFromTheSameRun)
   // The generation rate: the slower of the two sparse states' records over
   // their generation time.
   const json* generation = TargetNamed(j, "sparse_generation_records_per_second");
-  ASSERT_TRUE(generation != nullptr) << r.out;
+  ASSERT_TRUE(generation != nullptr) << j.dump();
   ASSERT_TRUE((*generation)["measured"].get<bool>()) << generation->dump();
   double slowest = 0;
   for (const json& w : j["workloads"]) {
@@ -220,15 +228,10 @@ TEST(BenchServerWorkloadsTest, AfterCrashAndGenerationTargetsComeFromTheSameRun)
 // miss is the disk's or the CPU work's.
 TEST(BenchServerWorkloadsTest, ColdFloorTargetSaysWhatTheOpensCpuAllows) {
   TempDir tmp;
-  RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=S1-server,S3-after-crash",
-                              "--bench_scale=0.00012", "--bench_repetitions=1",
-                              "--bench_strategies=auto", "--bench_encryption=plain",
-                              "--bench_cache_mode=cold", "--format=json"});
-  ASSERT_EQ(0, r.exit_status) << Describe(r);
   json j;
-  ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;
+  ASSERT_NO_FATAL_FAILURE(BenchServerStates(tmp, "cold", 1, &j));
   const json* target = TargetNamed(j, "cold_open_device_floor_s");
-  ASSERT_TRUE(target != nullptr) << r.out;
+  ASSERT_TRUE(target != nullptr) << j.dump();
   ASSERT_TRUE((*target)["measured"].get<bool>()) << target->dump();
   const json* worst = nullptr;
   std::string worst_name;
