@@ -115,6 +115,11 @@ BenchMachine DescribeMachine() {
   return m;
 }
 
+unsigned CpuBoundCores(const TargetResult& t) {
+  const unsigned cpus = std::thread::hardware_concurrency();
+  return t.files.empty() ? cpus : std::min<unsigned>(cpus, static_cast<unsigned>(t.files.size()));
+}
+
 VariantFigures FiguresOf(const TargetResult& t, const VariantResult& v) {
   VariantFigures f;
   // With --bench_readahead, against Streaming with the same read-ahead.
@@ -137,9 +142,9 @@ VariantFigures FiguresOf(const TargetResult& t, const VariantResult& v) {
   if (floor != nullptr && floor->cpu_s_median > 0) {
     f.floor_ratio_cpu = v.cpu_s_median / floor->cpu_s_median;
   }
-  const unsigned cpus = std::thread::hardware_concurrency();
-  if (floor != nullptr && floor->wall_s.median > 0 && cpus > 0) {
-    f.cpu_bound_floor_ratio = v.cpu_s_median / cpus / floor->wall_s.median;
+  const unsigned cores = CpuBoundCores(t);
+  if (floor != nullptr && floor->wall_s.median > 0 && cores > 0) {
+    f.cpu_bound_floor_ratio = v.cpu_s_median / cores / floor->wall_s.median;
   }
   if (seq_floor != nullptr && seq_floor->wall_s.median > 0) {
     f.disk_floor_ratio = v.wall_s.median / seq_floor->wall_s.median;
@@ -333,10 +338,10 @@ void ColdStartText(const BenchReport& r, std::ostringstream& o) {
        "thread (the disk floor; cold, files of 256 KiB or more with O_DIRECT, as the open "
        "reads them);\n   floor: the same reads on the open's per-dir pools; -cached: the same "
        "through the page cache (ratios are to the faster of the two);\n   cpu-bound: the "
-       "open's CPU (user + sys) spread over all "
+       "open's CPU (user + sys) spread over the cores it can use (all "
     << std::thread::hardware_concurrency()
-    << " cores, / floor: the least /floor that CPU allows on this machine;\n   gain: the "
-       "same strategy without read-ahead / this\n";
+    << ", or one per metadata file when fewer), / floor: the least /floor that CPU allows on "
+       "this machine;\n   gain: the same strategy without read-ahead / this\n";
   o << "   " << Pad("workload", 22, false) << Pad("open", 20, false) << Pad("wall ms", 9)
     << Pad("/seq-floor", 11) << Pad("/floor", 8) << Pad("cpu-bound", 10) << Pad("gain", 7)
     << Pad("ra files", 10) << "\n";

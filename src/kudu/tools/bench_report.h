@@ -82,9 +82,9 @@ struct VariantFigures {
   double floor_ratio = 0;             // wall median / floor wall median
   double floor_ratio_cpu = 0;         // CPU (user + sys) median / the floor's
   double disk_floor_ratio = 0;        // wall median / seq-floor wall median (cold runs)
-  // The open's CPU (user + sys median) spread over every core of the
-  // machine, over the floor's wall: the least floor_ratio that much CPU
-  // allows here, however well it overlapped the reads. Where it is near
+  // The open's CPU (user + sys median) spread over the cores it can use
+  // (CpuBoundCores), over the floor's wall: the least floor_ratio that much
+  // CPU allows here, however well it overlapped the reads. Where it is near
   // floor_ratio the open is bound by its CPU work, not by the disk.
   double cpu_bound_floor_ratio = 0;
   double syscalls_per_container = 0;
@@ -93,6 +93,9 @@ struct VariantFigures {
   double syscall_reduction = 0;  // 1 - syscalls / streaming's (0 when unknown)
 };
 VariantFigures FiguresOf(const TargetResult& t, const VariantResult& v);
+// The cores an open of `t` can keep busy: the machine's, or one per
+// metadata file when it has fewer (a file is replayed by one thread).
+unsigned CpuBoundCores(const TargetResult& t);
 
 nlohmann::ordered_json BenchReportJson(const BenchReport& report);
 std::string BenchReportText(const BenchReport& report);

@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "kudu/tools/bench_report.h"
@@ -163,8 +162,9 @@ void AddServerScaleTargets(const BenchReport& r, std::vector<TargetCheck>* out) 
         floor.value = f.floor_ratio;
         // Whether that open's CPU alone, on every core, would have missed.
         char bound[96];
-        std::snprintf(bound, sizeof(bound), "; its CPU over %u cores alone is %.2fx the floor",
-                      std::thread::hardware_concurrency(), f.cpu_bound_floor_ratio);
+        const unsigned cores = CpuBoundCores(t);
+        std::snprintf(bound, sizeof(bound), "; its CPU over %u core%s alone is %.2fx the floor",
+                      cores, cores == 1 ? "" : "s", f.cpu_bound_floor_ratio);
         floor.workload = t.target.name + " (" + a->variant.name + bound + ")";
       }
       floor.measured = true;
