@@ -243,7 +243,9 @@ TEST(BenchServerWorkloadsTest, ColdFloorTargetSaysWhatTheOpensCpuAllows) {
     }
     const double cores = std::min(j["machine"]["cpus"].get<double>(),
                                   w["metadata_files"].get<double>());
-    if (w["name"] == "S6-filled-then-emptied") EXPECT_EQ(1, cores);
+    if (w["name"] == "S6-filled-then-emptied") {
+      EXPECT_EQ(1, cores);
+    }
     EXPECT_DOUBLE_EQ((*open)["cpu_s_median"].get<double>() / cores / floor,
                      (*open)["cpu_bound_floor_ratio"].get<double>())
         << w["name"];
