@@ -55,7 +55,8 @@ TEST(BenchScalingTest, TwoPointsPerAxisWarmAndColdWithPeakRss) {
             "--bench_scaling_fixed_containers=2", "--bench_scaling_containers=1,3",
             "--bench_scaling_fixed_records=3k", "--bench_repetitions=1",
             "--fs_max_thread_count_per_data_dir=2", "--bench_dir=" + tmp.path(),
-            "--bench_json_out=" + json_path, "--bench_csv_out=" + csv_path});
+            "--bench_cold_eviction=files", "--bench_json_out=" + json_path,
+            "--bench_csv_out=" + csv_path});
   ASSERT_EQ(0, r.exit_status) << test::Describe(r);
   EXPECT_NE(std::string::npos, r.out.find("== how the open grows")) << r.out;
   EXPECT_NE(std::string::npos, r.out.find("peak RSS (a fresh process per open")) << r.out;

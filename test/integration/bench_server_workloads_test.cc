@@ -77,7 +77,8 @@ TEST(BenchServerWorkloadsTest, AfterCrashStateOpensToTheGeneratorsBlocks) {
   RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=S3-after-crash",
                               "--bench_scale=0.00012", "--bench_repetitions=1",
                               "--bench_strategies=inmemory", "--format=json",
-                              "--bench_keep_generated", "--bench_dir=" + tmp.path()});
+                              "--bench_cold_eviction=files", "--bench_keep_generated",
+                              "--bench_dir=" + tmp.path()});
   ASSERT_EQ(0, r.exit_status) << Describe(r);
   json j;
   ASSERT_NO_THROW(j = json::parse(r.out)) << r.out;
@@ -156,7 +157,8 @@ void BenchServerStates(const TempDir& tmp, const std::string& cache_mode, int re
                               "--bench_scale=0.00012",
                               "--bench_repetitions=" + std::to_string(repetitions),
                               "--bench_strategies=auto", "--bench_encryption=plain",
-                              "--bench_cache_mode=" + cache_mode, "--format=json"});
+                              "--bench_cache_mode=" + cache_mode,
+                              "--bench_cold_eviction=files", "--format=json"});
   ASSERT_EQ(0, r.exit_status) << Describe(r);
   ASSERT_NO_THROW(*j = json::parse(r.out)) << r.out;
 }

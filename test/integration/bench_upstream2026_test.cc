@@ -119,7 +119,7 @@ TEST(BenchUpstream2026Test, WarmAndColdEachHaveTheirTargets) {
   RunResult r = RunKudu(tmp, {"fs", "bench", "--bench_workloads=G4", "--bench_encryption=plain",
                               "--bench_scale=0.01", "--bench_repetitions=1",
                               "--bench_min_short_runs=0", "--format=json",
-                              "--bench_cache_mode=warm,cold",
+                              "--bench_cache_mode=warm,cold", "--bench_cold_eviction=files",
                               "--bench_strategies=auto,upstream2026",
                               "--bench_dir=" + tmp.path()});
   ASSERT_EQ(0, r.exit_status) << Describe(r);

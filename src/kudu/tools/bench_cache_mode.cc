@@ -18,6 +18,7 @@
 // The page cache states of `kudu fs bench` (warm, cold) and the list of a
 // state's metadata files they work on.
 #include <fcntl.h>
+#include <gflags/gflags.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +35,22 @@
 #include "kudu/tools/page_cache.h"
 #include "kudu/util/env.h"
 #include "kudu/util/file.h"
+#include "kudu/util/flag_validators.h"
+
+DEFINE_string(bench_cold_eviction, "system",
+              "bench: how a cold run empties the page cache. 'system': sync and "
+              "echo 3 > /proc/sys/vm/drop_caches, as after a reboot (page cache, dentries and "
+              "inodes of the whole machine), or where that file is not writable the same as "
+              "'files'. 'files': posix_fadvise(DONTNEED) on every file of the state's data "
+              "dirs only, leaving the rest of the machine's cache (and dentries and inodes) "
+              "alone; for a bench that shares the machine with other work, such as tests "
+              "running side by side");
+
+static bool ValidateColdEviction(const char* /*flag*/, const std::string& value) {
+  return value == "system" || value == "files" ? true
+                                               : kudu::flags::Fail("must be system or files");
+}
+DEFINE_validator(bench_cold_eviction, &ValidateColdEviction);
 
 namespace kudu {
 namespace tools {
@@ -118,10 +135,13 @@ class ColdCache : public BenchCacheMode {
   bool cold() const override { return true; }
 
   Status BeforeState(const std::vector<MetadataFileRef>& files) override {
-    // Decided once per state: drop_caches if it can be written and works.
+    // Decided once per state: drop_caches if asked for and it can be
+    // written and works.
     if (!decided_) {
       decided_ = true;
-      Status s = DropSystemCaches();
+      Status s = FLAGS_bench_cold_eviction == "system"
+                     ? DropSystemCaches()
+                     : Status::NotSupported("--bench_cold_eviction=files");
       if (s.ok()) {
         use_drop_caches_ = true;
         description_ =
@@ -130,7 +150,7 @@ class ColdCache : public BenchCacheMode {
             "files read back, as a running server holds them), checked with mincore";
       } else {
         description_ = "before every run: posix_fadvise(DONTNEED) on every file of the state "
-                       "(data and metadata; /proc/sys/vm/drop_caches not writable: " +
+                       "(data and metadata; /proc/sys/vm/drop_caches not used: " +
                        s.ToString() + "), checked with mincore; dentries and inodes stay cached";
       }
     }

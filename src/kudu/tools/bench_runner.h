@@ -81,7 +81,8 @@ class BenchCacheMode {
 //
 // cold: before every run, sync(), then "3" to /proc/sys/vm/drop_caches
 // (page cache, dentries and inodes, as after a reboot). Where that cannot be
-// written (not root, read-only /proc in a container) every file of the
+// written (not root, read-only /proc in a container), or with
+// --bench_cold_eviction=files, every file of the
 // state (data and metadata, every data dir) is evicted with
 // posix_fadvise(DONTNEED) instead (every file in the data/ dirs that hold
 // the metadata files); dentries and inodes then stay cached.
