@@ -139,19 +139,21 @@ class ColdCache : public BenchCacheMode {
     // written and works.
     if (!decided_) {
       decided_ = true;
-      Status s = FLAGS_bench_cold_eviction == "system"
-                     ? DropSystemCaches()
-                     : Status::NotSupported("--bench_cold_eviction=files");
-      if (s.ok()) {
-        use_drop_caches_ = true;
+      const bool system = FLAGS_bench_cold_eviction == "system";
+      Status s = system ? DropSystemCaches() : Status::OK();
+      use_drop_caches_ = system && s.ok();
+      if (use_drop_caches_) {
         description_ =
             "before every run: sync; echo 3 > /proc/sys/vm/drop_caches (page cache, dentries and "
             "inodes dropped, as after a reboot; then the time zone file and the program's own "
             "files read back, as a running server holds them), checked with mincore";
       } else {
+        const std::string why = system ? "/proc/sys/vm/drop_caches not writable: " + s.ToString()
+                                       : "--bench_cold_eviction=files: the rest of the page "
+                                         "cache left alone";
         description_ = "before every run: posix_fadvise(DONTNEED) on every file of the state "
-                       "(data and metadata; /proc/sys/vm/drop_caches not used: " +
-                       s.ToString() + "), checked with mincore; dentries and inodes stay cached";
+                       "(data and metadata; " + why +
+                       "), checked with mincore; dentries and inodes stay cached";
       }
     }
     return Status::OK();
