@@ -54,7 +54,8 @@ bool SameEntry(const BlockMapEntry& a, const BlockMapEntry& b) {
 // unordered_map, then checks that every answer of the table matches the
 // model: first insert wins, lookups of absent ids fail, ForEach visits each
 // id once.
-void CheckAgainstModel(const std::vector<uint64_t>& ids, size_t reserve) {
+void CheckAgainstModel(const std::vector<uint64_t>& ids, size_t reserve,
+                       size_t* outside = nullptr) {
   BlockIdTable table;
   if (reserve > 0) table.Reserve(reserve);
   std::unordered_map<uint64_t, BlockMapEntry> model;
@@ -92,6 +93,7 @@ void CheckAgainstModel(const std::vector<uint64_t>& ids, size_t reserve) {
     EXPECT_TRUE(SameEntry(it->second, e));
   });
   EXPECT_EQ(model.size(), visited);
+  if (outside != nullptr) *outside = table.outside_size();
 }
 
 TEST(BlockIdTableTest, EmptyTableFindsNothing) {
@@ -104,9 +106,47 @@ TEST(BlockIdTableTest, EmptyTableFindsNothing) {
   EXPECT_EQ(0, calls);
 }
 
-// The id whose value marks a free slot is a valid block id too.
+// Every id value is a valid block id, the ends of the id space included.
 TEST(BlockIdTableTest, EveryIdValueIncludingTheFreeSlotMarker) {
   CheckAgainstModel({~0ULL, 0, 1, ~0ULL - 1, ~0ULL, 0, 7, 8, 9}, 0);
+  CheckAgainstModel({0, ~0ULL, 1, ~0ULL - 1, ~0ULL, 0, 7, 8, 9}, 0);
+}
+
+// A slot's key is the id's distance from a base 2^31 below the first id
+// inserted: ids at the window's edges are in the slots, ids past them
+// beside them, and all come back the same.
+TEST(BlockIdTableTest, IdsOnBothSidesOfTheKeysWindow) {
+  constexpr uint64_t kFirst = uint64_t{1} << 40;
+  constexpr uint64_t kBase = kFirst - (uint64_t{1} << 31);
+  constexpr uint64_t kLastIn = kBase + 0xfffffffeULL;
+  std::vector<uint64_t> ids = {kFirst, kBase, kBase - 1, kLastIn, kLastIn + 1, 0, ~0ULL,
+                               kFirst + 1, kBase + 1, kLastIn - 1, kLastIn + 2, kBase - 2};
+  // Enough ids in and out of the window to grow the slots and the side map.
+  for (uint64_t i = 0; i < 20000; i++) {
+    ids.push_back(kFirst + 2 + i);
+    ids.push_back(kLastIn + 3 + i * 7);
+    ids.push_back(kBase - 3 - i * 5);
+  }
+  ids.push_back(kBase);  // duplicates on both sides
+  ids.push_back(kLastIn + 1);
+  size_t outside = 0;
+  CheckAgainstModel(ids, 0, &outside);
+  // kBase - 1, kLastIn + 1, 0, 2^64 - 1, kLastIn + 2, kBase - 2 and the
+  // 40,000.
+  EXPECT_EQ(6u + 40000u, outside);
+
+  // A first id near either end of the id space: the window wraps past
+  // 2^64 - 1 to 0.
+  // With 2^64 - 6 first, the window runs from 2^64 - 6 - 2^31 to 2^31 - 8.
+  ids = {~0ULL - 5, ~0ULL - 4, ~0ULL, 0, 7, (uint64_t{1} << 31) - 8, (uint64_t{1} << 31) - 7,
+         ~0ULL - (uint64_t{1} << 31) - 5, ~0ULL - (uint64_t{1} << 31) - 6};
+  CheckAgainstModel(ids, 0, &outside);
+  EXPECT_EQ(2u, outside);  // 2^31 - 7 and 2^64 - 2^31 - 7, one past each edge
+  // With 5 first, from 2^64 - 2^31 + 5 to 2^31 + 3.
+  ids = {5, 0, ~0ULL, (uint64_t{1} << 31) + 3, (uint64_t{1} << 31) + 4,
+         ~0ULL - (uint64_t{1} << 31) + 6, ~0ULL - (uint64_t{1} << 31) + 5};
+  CheckAgainstModel(ids, 0, &outside);
+  EXPECT_EQ(2u, outside);  // 2^31 + 4 and 2^64 - 2^31 + 4
 }
 
 TEST(BlockIdTableTest, ConsecutiveIdsWithGrowthFromEmpty) {
@@ -127,12 +167,14 @@ TEST(BlockIdTableTest, ReservedUpFrontAndExceeded) {
 // grown past it, with the ids of interleaved containers and duplicates.
 TEST(BlockIdTableTest, TablesInPageMemoryReservedAndGrown) {
   BlockIdTable table;
-  table.Reserve(200000);
-  ASSERT_GE(table.capacity() * sizeof(uint64_t), kHugePageBytes);
+  table.Reserve(400000);
+  ASSERT_GE(table.capacity() * sizeof(uint32_t), kHugePageBytes);
   std::vector<uint64_t> ids;
-  for (uint64_t i = 0; i < 400000; i++) ids.push_back((i % 4) << 40 | i / 4);
+  for (uint64_t i = 0; i < 800000; i++) ids.push_back((i % 4) << 29 | i / 4);
   for (uint64_t i = 0; i < 1000; i++) ids.push_back(ids[i * 97]);
-  CheckAgainstModel(ids, 200000);
+  size_t outside = 0;
+  CheckAgainstModel(ids, 400000, &outside);
+  EXPECT_EQ(0u, outside);
 }
 
 // A server-scale table's arrays end on whole huge pages where that costs at
@@ -140,17 +182,17 @@ TEST(BlockIdTableTest, TablesInPageMemoryReservedAndGrown) {
 // are used: the load falls, the ids inserted all come back, and the bytes
 // it reports are what it allocated.
 TEST(BlockIdTableTest, ArraysEndOnWholeHugePages) {
-  // 4/3 of 330,000 ids is 440,000 slots: 3.36 MiB of keys and as much of
+  // 4/3 of 660,000 ids is 880,000 slots: 3.36 MiB of keys and 6.71 MiB of
   // entries, each rounded up to the next 2 MiB.
-  constexpr size_t kIds = 330000;
-  const size_t whole_slots = 2 * kHugePageBytes / sizeof(uint64_t);  // 4 MiB of keys
+  constexpr size_t kIds = 660000;
+  const size_t whole_slots = 2 * kHugePageBytes / sizeof(uint32_t);  // 4 MiB of keys
   BlockIdTable table;
   table.Reserve(kIds);
   EXPECT_EQ(whole_slots, table.capacity());
-  EXPECT_EQ(4 * kHugePageBytes, table.bytes());  // 4 + 4 MiB
+  EXPECT_EQ(6 * kHugePageBytes, table.bytes());  // 4 + 8 MiB
   EXPECT_EQ(table.bytes(), BlockIdTable::BytesFor(kIds));
   std::vector<uint64_t> ids;
-  for (uint64_t i = 0; i < kIds; i++) ids.push_back((i % 3) << 40 | i / 3);
+  for (uint64_t i = 0; i < kIds; i++) ids.push_back((i % 3) << 28 | i / 3);
   CheckAgainstModel(ids, kIds);
 }
 
@@ -241,8 +283,8 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
   BlockIdTable table;
   std::unordered_map<uint64_t, BlockMapEntry> model;
   size_t unpacked = 0;
-  // Ids spread over runs and neighbours within one run, and the free-slot
-  // marker's value, which is kept beside the arrays.
+  // Ids spread over runs and neighbours within one run, and the last id
+  // (2^64 - 1, in the keys' window of a first id of 1000: it wraps).
   std::vector<uint64_t> ids;
   for (size_t i = 0; i < cases.size(); i++) ids.push_back(i % 2 == 0 ? 1000 + i : 1000 + i * 977);
   for (size_t i = 0; i < cases.size(); i++) {
@@ -257,6 +299,7 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
   ASSERT_TRUE(table.Insert(~0ULL, BlockIdTable::RunHash(~0ULL), BlockMapEntry{11, kMax, kMax},
                            &held_by));
   model[~0ULL] = BlockMapEntry{11, kMax, kMax};
+  unpacked++;
 
   auto check_all = [&] {
     for (size_t i = 0; i < cases.size(); i++) {
@@ -274,7 +317,7 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
       ASSERT_NE(nullptr, found) << i;
       EXPECT_TRUE(SameEntry(cases[i].entry, *found)) << i;
     }
-    // The free-slot marker's id too.
+    // The last id too.
     uint32_t held_by = ~0u;
     EXPECT_FALSE(table.Insert(~0ULL, BlockIdTable::RunHash(~0ULL), BlockMapEntry{99, 1, 1},
                               &held_by));
@@ -293,7 +336,7 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
   // Growth moves the packed entries; the ones beside the slots stay found.
   const size_t before = table.capacity();
   for (uint64_t id = 1; id <= 5000; id++) {
-    const uint64_t big = id << 32;
+    const uint64_t big = 1000000 + id * 997;
     const BlockMapEntry e{static_cast<uint32_t>(id), static_cast<int64_t>(id) * 4096, 100};
     ASSERT_TRUE(table.Insert(big, BlockIdTable::RunHash(big), e, &held_by));
     model[big] = e;
@@ -303,14 +346,14 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
 }
 
 // What a slot costs: an entry that fits takes no memory beside the slots,
-// and a table reserved for n ids takes at most 64/3 bytes per id (8 of key,
+// and a table reserved for n ids takes at most 16 bytes per id (4 of key,
 // 8 of packed entry, at most 3/4 full).
 TEST(BlockIdTableTest, PackedEntriesCostTheirSlotsOnly) {
   constexpr size_t kIds = 100000;
   BlockIdTable table;
   table.Reserve(kIds);
   EXPECT_EQ(BlockIdTable::BytesFor(kIds), table.bytes());
-  EXPECT_LE(table.bytes(), kIds * 64 / 3 + 2 * BlockIdTable::kRun * 16);
+  EXPECT_LE(table.bytes(), kIds * 16 + 2 * BlockIdTable::kRun * 12);
   uint32_t held_by;
   for (uint64_t id = 0; id < kIds; id++) {
     // Blocks as a server writes them: on 4 KiB boundaries of data files of
@@ -321,6 +364,7 @@ TEST(BlockIdTableTest, PackedEntriesCostTheirSlotsOnly) {
     table.Insert(id, BlockIdTable::RunHash(id), e, &held_by);
   }
   EXPECT_EQ(0u, table.unpacked_size());
+  EXPECT_EQ(0u, table.outside_size());
   EXPECT_EQ(BlockIdTable::BytesFor(kIds), table.bytes());
 }
 

@@ -256,8 +256,8 @@ TEST(BlockMapTest, SizedByTheLiveShareNotByTheReservation) {
   all_live.Reserve(100000);
   all_live.NoteReplayed(1000, 1000);
   all_live.Allocate();
-  // 16-byte slots for every reserved id, at most 3/4 full: 21.3 bytes an id.
-  EXPECT_GE(all_live.TableBytes(), 100000 * 20);
+  // 12-byte slots for every reserved id, at most 3/4 full: 16 bytes an id.
+  EXPECT_GE(all_live.TableBytes(), 100000 * 16);
 }
 
 TEST(BlockMapTest, ConcurrentSingleBlockMergesFindEveryDuplicateOnce) {
@@ -378,9 +378,9 @@ TEST(BlockMapTest, SizedForTheShareTheFirstContainersAllow) {
     std::vector<LiveBlock> blocks;
     const uint64_t first = FillInTwoMerges(&m, kReserved * 7 / 10, &blocks);
     EXPECT_EQ(first, m.TableBytes());
-    // About 25 bytes per live block (16-byte slots at most 3/4 full, the
-    // shards' margin); sized with the first case's margin it would be 32.
-    EXPECT_LT(first, kReserved * 7 / 10 * 27);
+    // About 19 bytes per live block (12-byte slots at most 3/4 full, the
+    // shards' margin); sized with the first case's margin it would be 24.
+    EXPECT_LT(first, kReserved * 7 / 10 * 20);
   }
 }
 
@@ -413,13 +413,10 @@ TEST(BlockMapTest, SizedAboveTheShareOfTheLargestClaimedFirst) {
     std::vector<LiveBlock> blocks;
     const uint64_t first = FillInTwoMerges(&m, kReserved * 7 / 10, &blocks);
     EXPECT_EQ(first, m.TableBytes());
-    EXPECT_LT(first, kReserved * 7 / 10 * 27);
+    EXPECT_LT(first, kReserved * 7 / 10 * 20);
   }
 }
 
-// What a live-heavy open's map costs: a map reserved for every id it gets
-// (dense ids, all live) holds them in about 21 bytes each (a 16-byte slot
-// at most 3/4 full), plus the shards' margin for an uneven share.
 // A map of a few hundred thousand blocks takes its shards' first tables
 // from one arena; tables that outgrow them move to memory of their own, and
 // every entry must survive both, whichever thread moved it.
@@ -461,6 +458,9 @@ TEST(BlockMapTest, TablesOutgrowingTheirArenaKeepEveryEntry) {
   }
 }
 
+// What a live-heavy open's map costs: a map reserved for every id it gets
+// (dense ids, all live) holds them in about 16 bytes each (a 12-byte slot
+// at most 3/4 full), plus the shards' margin for an uneven share.
 TEST(BlockMapTest, ALiveHeavyMapCostsAboutItsSlots) {
   constexpr size_t kIds = 1000000;
   BlockMap m;
@@ -477,7 +477,7 @@ TEST(BlockMapTest, ALiveHeavyMapCostsAboutItsSlots) {
   m.InsertBatch(&batch, &rejected);
   EXPECT_TRUE(rejected.empty());
   EXPECT_EQ(kIds, m.size());
-  EXPECT_LE(m.TableBytes(), kIds * 25);
+  EXPECT_LE(m.TableBytes(), kIds * 19);
 }
 
 }  // namespace

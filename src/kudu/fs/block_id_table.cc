@@ -27,10 +27,16 @@ namespace kudu {
 namespace fs {
 
 const BlockMapEntry* BlockIdTable::Find(uint64_t id, uint64_t run_hash) const {
-  if (id == kEmpty) return has_empty_key_ ? &empty_key_value_ : nullptr;
+  const Key key = has_base_ ? KeyOf(id) : kFree;
+  if (key == kFree) {
+    auto it = outside_.find(id);
+    if (it == outside_.end()) return nullptr;
+    held_ = it->second;
+    return &held_;
+  }
   if (keys_ == nullptr) return nullptr;
-  const size_t p = Probe(id, run_hash);
-  return keys_[p] == id ? Held(id, values_[p]) : nullptr;
+  const size_t p = Probe(id, key, run_hash);
+  return keys_[p] == key ? Held(id, values_[p]) : nullptr;
 }
 
 void BlockIdTable::Reserve(size_t n, bool touch) {
@@ -43,42 +49,45 @@ void BlockIdTable::Reserve(size_t n, bool touch) {
 }
 
 uint64_t BlockIdTable::bytes() const {
-  // The side map's slots and their control bytes.
-  const uint64_t side = unpacked_.capacity() * (sizeof(std::pair<uint64_t, BlockMapEntry>) + 1);
+  // The side maps' slots and their control bytes.
+  const uint64_t side = (unpacked_.capacity() + outside_.capacity()) *
+                        (sizeof(std::pair<uint64_t, BlockMapEntry>) + 1);
   return keys_.get_deleter().bytes + values_.get_deleter().bytes + side;
 }
 
 void BlockIdTable::Grow() { Rehash(keys_ == nullptr ? SlotsFor(0) : 2 * capacity_); }
 
 size_t BlockIdTable::SlotsInWholePages(size_t slots) {
-  const size_t keys = PageMemoryWholeHugePages(slots * sizeof(uint64_t)) / sizeof(uint64_t);
+  const size_t keys = PageMemoryWholeHugePages(slots * sizeof(Key)) / sizeof(Key);
   const size_t values = PageMemoryWholeHugePages(slots * sizeof(PackedEntry)) / sizeof(PackedEntry);
   return std::max(slots, std::min(keys, values) / kRun * kRun);
 }
 
 void BlockIdTable::Rehash(size_t slots) {
   slots = SlotsInWholePages(slots);
-  Array<uint64_t> old_keys = std::move(keys_);
+  Array<Key> old_keys = std::move(keys_);
   Array<PackedEntry> old_values = std::move(values_);
   const size_t old_capacity = capacity_;
-  keys_ = Allocate<uint64_t>(slots);
+  keys_ = Allocate<Key>(slots);
   // Only the keys are initialised: an entry is first written by the insert
   // that fills it (a smaller value array's pages are faulted in by
   // Reserve's touch or by those inserts).
   values_ = Allocate<PackedEntry>(slots);
-  // Every key kEmpty. A key array too small for page memory of its own is
+  // Every key kFree. A key array too small for page memory of its own is
   // made present first: one call where the memset would fault page by page.
-  if (!AllocatedPresent<uint64_t>(slots)) PrefaultForWrite(keys_.get(), slots * sizeof(uint64_t));
-  std::memset(keys_.get(), 0xff, slots * sizeof(uint64_t));
+  if (!AllocatedPresent<Key>(slots)) PrefaultForWrite(keys_.get(), slots * sizeof(Key));
+  static_assert(kFree == ~Key{0}, "the memset writes all ones");
+  std::memset(keys_.get(), 0xff, slots * sizeof(Key));
   capacity_ = slots;
   max_size_ = MaxSizeFor(slots);
   // Entries move packed as they are: the side map is keyed by id, not by
   // slot, and stays as it is.
   for (size_t p = 0; p < old_capacity; p++) {
-    const uint64_t id = old_keys[p];
-    if (id == kEmpty) continue;
-    const size_t q = Probe(id, RunHash(id));
-    keys_[q] = id;
+    const Key key = old_keys[p];
+    if (key == kFree) continue;
+    const uint64_t id = base_ + key;
+    const size_t q = Probe(id, key, RunHash(id));
+    keys_[q] = key;
     values_[q] = old_values[p];
   }
   // Arrays from the arena are not freed before it: their pages go back now.
@@ -93,14 +102,10 @@ void BlockIdTable::Rehash(size_t slots) {
   }
 }
 
-bool BlockIdTable::InsertEmptyKey(const BlockMapEntry& entry, uint32_t* held_by) {
-  if (has_empty_key_) {
-    *held_by = empty_key_value_.container;
-    return false;
-  }
-  has_empty_key_ = true;
-  empty_key_value_ = entry;
-  return true;
+bool BlockIdTable::InsertOutside(uint64_t id, const BlockMapEntry& entry, uint32_t* held_by) {
+  auto r = outside_.try_emplace(id, entry);
+  if (!r.second) *held_by = r.first->second.container;
+  return r.second;
 }
 
 }  // namespace fs

@@ -30,15 +30,20 @@
 // within the run is not): inserting a run fills one small stretch of the
 // key array (kRun keys share a cache line) instead of kRun random lines,
 // while runs still spread evenly whatever the ids look like. Lookups probe
-// keys only, eight to a cache line; the entry is read once the key matched.
+// keys only, sixteen to a cache line; the entry is read once the key matched.
 //
 // The map holds every live block of the server for as long as it runs, so
 // its slot size is most of the open's memory per live block. A slot stores
 // its entry packed in 8 bytes (PackedEntry below) instead of the 24 of a
-// BlockMapEntry, so that a slot is 16 bytes with its key and a run's
-// entries share one cache line as its keys do; the rare entry that does not
-// fit is kept whole in a side map, so every value the record semantics
-// accept comes back exactly as it went in.
+// BlockMapEntry, and its key in 4: the id's distance from the table's base.
+// A server's ids come from one counter (Kudu's starts at 1 and goes on from
+// the highest id found), so its live ids lie within 2^32 of each other
+// unless it has created billions of blocks since its oldest live one; the
+// window of keys is centred on the first id inserted. A slot is then 12 bytes,
+// and a run's entries share one cache line, its keys half of one. The rare
+// entry that does not fit (an id outside the window, a value too large to
+// pack) is kept whole in a side map, so every id and every value the record
+// semantics accept comes back exactly as it went in.
 //
 // Not thread-safe, lookups included: the block map locks a shard around it.
 #pragma once
@@ -85,14 +90,16 @@ class BlockIdTable {
   // once per live block of the server, and each store more is one more
   // entry in a store buffer that the slots' cache misses keep full.
   bool Insert(uint64_t id, uint64_t run_hash, const BlockMapEntry& entry, uint32_t* held_by) {
-    if (__builtin_expect(id == kEmpty, 0)) return InsertEmptyKey(entry, held_by);
+    if (__builtin_expect(!has_base_, 0)) SetBase(id);
+    const Key key = KeyOf(id);
+    if (__builtin_expect(key == kFree, 0)) return InsertOutside(id, entry, held_by);
     if (size_ + 1 > max_size_) Grow();
-    const size_t p = Probe(id, run_hash);
-    if (keys_[p] == id) {
+    const size_t p = Probe(id, key, run_hash);
+    if (keys_[p] == key) {
       *held_by = Unpack(id, values_[p]).container;
       return false;
     }
-    keys_[p] = id;
+    keys_[p] = key;
     Pack(id, entry, &values_[p]);
     size_++;
     return true;
@@ -123,14 +130,14 @@ class BlockIdTable {
     auto small = [](uint64_t bytes) {
       return PageMemoryWholeHugePages(bytes) >= kHugePageBytes ? 0 : (bytes + 63) / 64 * 64;
     };
-    return small(slots * sizeof(uint64_t)) + small(slots * sizeof(PackedEntry));
+    return small(slots * sizeof(Key)) + small(slots * sizeof(PackedEntry));
   }
 
   // Room for `n` ids without growing. With `touch`, the value array's pages
   // are faulted in now (by whoever has time for it) rather than by the
   // inserts that fill them.
   void Reserve(size_t n, bool touch = false);
-  size_t size() const { return size_ + (has_empty_key_ ? 1 : 0); }
+  size_t size() const { return size_ + outside_.size(); }
   // Slots allocated.
   size_t capacity() const { return capacity_; }
   // Ids it holds before it must grow.
@@ -138,12 +145,14 @@ class BlockIdTable {
   // Entries whose offset and length are kept beside the slots because they
   // do not fit a slot: what the side map holds.
   size_t unpacked_size() const { return unpacked_.size(); }
+  // Ids kept beside the slots because they lie outside the keys' window.
+  size_t outside_size() const { return outside_.size(); }
   // Bytes allocated for the slots and the side map (statistics).
   uint64_t bytes() const;
   // Bytes a table reserved for `n` ids allocates (with no side map).
   static uint64_t BytesFor(size_t n) {
     const size_t slots = SlotsFor(n);
-    return PageMemoryWholeHugePages(slots * sizeof(uint64_t)) +
+    return PageMemoryWholeHugePages(slots * sizeof(Key)) +
            PageMemoryWholeHugePages(slots * sizeof(PackedEntry));
   }
 
@@ -151,9 +160,9 @@ class BlockIdTable {
   template <typename Fn>
   void ForEach(Fn&& fn) const {
     for (size_t p = 0; p < capacity_; p++) {
-      if (keys_[p] != kEmpty) fn(keys_[p], Unpack(keys_[p], values_[p]));
+      if (keys_[p] != kFree) fn(base_ + keys_[p], Unpack(base_ + keys_[p], values_[p]));
     }
-    if (has_empty_key_) fn(kEmpty, empty_key_value_);
+    for (const auto& kv : outside_) fn(kv.first, kv.second);
   }
 
  private:
@@ -211,9 +220,22 @@ class BlockIdTable {
     return &held_;
   }
 
-  // The key that marks a free slot. The id with this value (a valid,
-  // if unlikely, block id) is kept beside the arrays.
-  static constexpr uint64_t kEmpty = ~0ULL;
+  // A slot's key: the id's distance from base_. kFree marks a free slot;
+  // an id at that distance or more (or below the base) is kept in outside_.
+  using Key = uint32_t;
+  static constexpr Key kFree = ~Key{0};
+  // The window: the kFree ids from base_ on, modulo 2^64 (the distance is
+  // one-to-one, so the window may wrap past 2^64 - 1), centred on the first
+  // id inserted.
+  void SetBase(uint64_t id) {
+    has_base_ = true;
+    base_ = id - (uint64_t{1} << 31);
+  }
+  // `id`'s key, or kFree when it lies outside the window.
+  Key KeyOf(uint64_t id) const {
+    const uint64_t d = id - base_;
+    return d < kFree ? static_cast<Key>(d) : kFree;
+  }
   // At most 3/4 full: linear probing's probe lengths stay short.
   static size_t MaxSizeFor(size_t capacity) { return capacity / 4 * 3; }
   // Slots for at most `n` ids: any multiple of kRun (not only powers of
@@ -231,12 +253,13 @@ class BlockIdTable {
         (static_cast<unsigned __int128>(run_hash) * (capacity_ / kRun)) >> 64);
     return run * kRun + id % kRun;
   }
-  // The slot that holds `id`, or else the free slot where it goes.
-  size_t Probe(uint64_t id, uint64_t run_hash) const {
+  // The slot that holds `id` (whose key is `key`), or else the free slot
+  // where it goes.
+  size_t Probe(uint64_t id, Key key, uint64_t run_hash) const {
     size_t p = Home(id, run_hash);
     while (true) {
-      const uint64_t k = keys_[p];
-      if (k == id || k == kEmpty) return p;
+      const Key k = keys_[p];
+      if (k == key || k == kFree) return p;
       p = p + 1 == capacity_ ? 0 : p + 1;
     }
   }
@@ -246,10 +269,10 @@ class BlockIdTable {
   // lying idle.
   static size_t SlotsInWholePages(size_t slots);
   void Rehash(size_t slots);
-  bool InsertEmptyKey(const BlockMapEntry& entry, uint32_t* held_by);
+  bool InsertOutside(uint64_t id, const BlockMapEntry& entry, uint32_t* held_by);
 
-  // Raw storage, cache-line aligned (a run's keys are one line, its entries
-  // another): allocated without constructing, the keys then set to kEmpty and
+  // Raw storage, cache-line aligned (a run's keys are half a line, its
+  // entries a whole one): allocated without constructing, the keys then set to kFree and
   // an entry read only where its key says one was written, so a new table
   // costs the key array's initialisation, not a pass over every entry too.
   // An array of kHugePageBytes or more is page memory of its own (huge
@@ -277,7 +300,9 @@ class BlockIdTable {
   Array<T> Allocate(size_t n) {
     const size_t bytes = PageMemoryWholeHugePages(n * sizeof(T));
     if (bytes < kHugePageBytes && arena_ != nullptr) {
-      if (void* p = arena_->Allocate(bytes)) return Array<T>(static_cast<T*>(p), RawDelete{bytes, true});
+      if (void* p = arena_->Allocate(bytes)) {
+        return Array<T>(static_cast<T*>(p), RawDelete{bytes, true});
+      }
     }
     void* p = bytes >= kHugePageBytes ? PageMemoryAllocate(bytes) : ::operator new(bytes, kAlign);
     return Array<T>(static_cast<T*>(p), RawDelete{bytes});
@@ -289,15 +314,18 @@ class BlockIdTable {
   }
 
   PageArena* arena_ = nullptr;
-  Array<uint64_t> keys_;
+  Array<Key> keys_;
   Array<PackedEntry> values_;
   size_t capacity_ = 0;  // slots: a multiple of kRun, >= 2 * kRun once allocated
   size_t size_ = 0;      // ids in the arrays
   size_t max_size_ = 0;  // grow before exceeding
   // The entries that do not fit a slot, by id.
   absl::flat_hash_map<uint64_t, BlockMapEntry> unpacked_;
-  bool has_empty_key_ = false;
-  BlockMapEntry empty_key_value_;
+  // Where the keys' window starts, set by the first insert.
+  uint64_t base_ = 0;
+  bool has_base_ = false;
+  // The ids outside the window, whole.
+  absl::flat_hash_map<uint64_t, BlockMapEntry> outside_;
   // What Find returns a pointer to.
   mutable BlockMapEntry held_;
 };
