@@ -302,8 +302,9 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
   unpacked++;
 
   auto check_all = [&] {
-    for (size_t i = 0; i < cases.size(); i++) {
-      const uint64_t id = ids[i];
+    for (size_t j = 0; j < ids.size(); j++) {
+      const size_t i = j % cases.size();
+      const uint64_t id = ids[j];
       const BlockMapEntry* found = table.Find(id, BlockIdTable::RunHash(id));
       ASSERT_NE(nullptr, found) << i;
       EXPECT_TRUE(SameEntry(cases[i].entry, *found)) << i;
@@ -342,6 +343,17 @@ TEST(BlockIdTableTest, EntriesAtThePackingLimitsComeBackExactly) {
     model[big] = e;
   }
   ASSERT_LT(before, table.capacity());
+  check_all();
+  // The same entries under ids outside the keys' window (kept beside the
+  // slots, packed where they fit) come back as exactly.
+  for (size_t i = 0; i < cases.size(); i++) {
+    const uint64_t id = (uint64_t{1} << 62) + i * 977;
+    ASSERT_TRUE(table.Insert(id, BlockIdTable::RunHash(id), cases[i].entry, &held_by)) << i;
+    model[id] = cases[i].entry;
+    ids.push_back(id);
+    if (!cases[i].fits) unpacked++;
+  }
+  EXPECT_EQ(cases.size(), table.outside_size());
   check_all();
 }
 

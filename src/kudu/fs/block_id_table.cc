@@ -30,9 +30,7 @@ const BlockMapEntry* BlockIdTable::Find(uint64_t id, uint64_t run_hash) const {
   const Key key = has_base_ ? KeyOf(id) : kFree;
   if (key == kFree) {
     auto it = outside_.find(id);
-    if (it == outside_.end()) return nullptr;
-    held_ = it->second;
-    return &held_;
+    return it == outside_.end() ? nullptr : Held(id, it->second);
   }
   if (keys_ == nullptr) return nullptr;
   const size_t p = Probe(id, key, run_hash);
@@ -50,8 +48,8 @@ void BlockIdTable::Reserve(size_t n, bool touch) {
 
 uint64_t BlockIdTable::bytes() const {
   // The side maps' slots and their control bytes.
-  const uint64_t side = (unpacked_.capacity() + outside_.capacity()) *
-                        (sizeof(std::pair<uint64_t, BlockMapEntry>) + 1);
+  const uint64_t side = unpacked_.capacity() * (sizeof(std::pair<uint64_t, BlockMapEntry>) + 1) +
+                        outside_.capacity() * (sizeof(std::pair<uint64_t, PackedEntry>) + 1);
   return keys_.get_deleter().bytes + values_.get_deleter().bytes + side;
 }
 
@@ -103,9 +101,13 @@ void BlockIdTable::Rehash(size_t slots) {
 }
 
 bool BlockIdTable::InsertOutside(uint64_t id, const BlockMapEntry& entry, uint32_t* held_by) {
-  auto r = outside_.try_emplace(id, entry);
-  if (!r.second) *held_by = r.first->second.container;
-  return r.second;
+  auto r = outside_.try_emplace(id, PackedEntry{0});
+  if (!r.second) {
+    *held_by = Unpack(id, r.first->second).container;
+    return false;
+  }
+  Pack(id, entry, &r.first->second);
+  return true;
 }
 
 }  // namespace fs
