@@ -149,6 +149,29 @@ TEST(BlockIdTableTest, IdsOnBothSidesOfTheKeysWindow) {
   EXPECT_EQ(2u, outside);  // 2^31 + 4 and 2^64 - 2^31 + 4
 }
 
+// The first id may lie near one end of a server's ids: once thousands of
+// ids are beside the slots and all the ids held span less than the window,
+// the window moves to hold them all. Ids that span more stay beside them.
+TEST(BlockIdTableTest, TheWindowMovesToHoldIdsThatFit) {
+  constexpr uint64_t kFirst = uint64_t{1} << 40;
+  std::vector<uint64_t> ids = {kFirst, kFirst + 1, kFirst - 5};
+  for (uint64_t i = 0; i < 20000; i++) ids.push_back(kFirst + (uint64_t{1} << 31) + 100 + i * 3);
+  for (uint64_t i = 0; i < 1000; i++) ids.push_back(ids[i * 7]);  // duplicates
+  size_t outside = 0;
+  CheckAgainstModel(ids, 0, &outside);
+  EXPECT_EQ(0u, outside);
+  // Reserved first, so the move keeps the table's arrays.
+  CheckAgainstModel(ids, 30000, &outside);
+  EXPECT_EQ(0u, outside);
+
+  // Spanning more than the window: the ids past it stay beside the slots.
+  ids = {kFirst};
+  for (uint64_t i = 0; i < 20000; i++) ids.push_back(kFirst + (uint64_t{1} << 33) + i);
+  for (uint64_t i = 0; i < 100; i++) ids.push_back(kFirst + i + 1);
+  CheckAgainstModel(ids, 0, &outside);
+  EXPECT_EQ(20000u, outside);
+}
+
 TEST(BlockIdTableTest, ConsecutiveIdsWithGrowthFromEmpty) {
   std::vector<uint64_t> ids;
   for (uint64_t id = 1000; id < 1000 + 50000; id++) ids.push_back(id);

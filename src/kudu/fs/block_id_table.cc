@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "kudu/util/prefault.h"
 
@@ -107,7 +108,45 @@ bool BlockIdTable::InsertOutside(uint64_t id, const BlockMapEntry& entry, uint32
     return false;
   }
   Pack(id, entry, &r.first->second);
+  if (outside_.size() >= rebase_check_at_) MaybeRebase();
   return true;
+}
+
+void BlockIdTable::MaybeRebase() {
+  rebase_check_at_ = 2 * outside_.size();
+  uint64_t lo = ~uint64_t{0};
+  uint64_t hi = 0;
+  auto see = [&](uint64_t id) {
+    lo = std::min(lo, id);
+    hi = std::max(hi, id);
+  };
+  for (size_t p = 0; p < capacity_; p++) {
+    if (keys_[p] != kFree) see(base_ + keys_[p]);
+  }
+  for (const auto& kv : outside_) see(kv.first);
+  if (hi - lo >= kFree) return;
+  std::vector<std::pair<uint64_t, PackedEntry>> all;
+  all.reserve(size_ + outside_.size());
+  for (size_t p = 0; p < capacity_; p++) {
+    if (keys_[p] != kFree) all.emplace_back(base_ + keys_[p], values_[p]);
+  }
+  all.insert(all.end(), outside_.begin(), outside_.end());
+  absl::flat_hash_map<uint64_t, PackedEntry>().swap(outside_);
+  // The room left in the window, shared out on both sides of the ids held.
+  base_ = lo - ((kFree - 1) - (hi - lo)) / 2;
+  if (capacity_ > 0) std::memset(keys_.get(), 0xff, capacity_ * sizeof(Key));
+  size_ = 0;
+  if (keys_ == nullptr || MaxSizeFor(capacity_) < all.size()) {
+    Rehash(std::max(SlotsFor(all.size()), capacity_));
+  }
+  // Entries move packed as they are; the unpacked map is keyed by id.
+  for (const auto& [id, value] : all) {
+    const Key key = KeyOf(id);
+    const size_t p = Probe(id, key, RunHash(id));
+    keys_[p] = key;
+    values_[p] = value;
+    size_++;
+  }
 }
 
 }  // namespace fs

@@ -39,11 +39,12 @@
 // A server's ids come from one counter (Kudu's starts at 1 and goes on from
 // the highest id found), so its live ids lie within 2^32 of each other
 // unless it has created billions of blocks since its oldest live one; the
-// window of keys is centred on the first id inserted. A slot is then 12 bytes,
-// and a run's entries share one cache line, its keys half of one. The rare
-// entry that does not fit (an id outside the window, a value too large to
-// pack) is kept whole in a side map, so every id and every value the record
-// semantics accept comes back exactly as it went in.
+// window of keys is centred on the first id inserted, and moves if that
+// id turns out to lie near one end. A slot is then 12 bytes, and a run's
+// entries share one cache line, its keys half of one. The rare id outside
+// the window is kept beside the slots with its entry packed, and the rare
+// entry too large to pack is kept whole in a side map, so every id and
+// every value the record semantics accept comes back exactly as it went in.
 //
 // Not thread-safe, lookups included: the block map locks a shard around it.
 #pragma once
@@ -270,6 +271,12 @@ class BlockIdTable {
   static size_t SlotsInWholePages(size_t slots);
   void Rehash(size_t slots);
   bool InsertOutside(uint64_t id, const BlockMapEntry& entry, uint32_t* held_by);
+  // Once the side map holds kRebaseCheck ids, and each time it has doubled
+  // since: if every id held spans less than the window, moves the window
+  // to hold them all (the first id may lie near one end of the server's
+  // ids). One pass over the slots; otherwise nothing changes.
+  static constexpr size_t kRebaseCheck = 4096;
+  void MaybeRebase();
 
   // Raw storage, cache-line aligned (a run's keys are half a line, its
   // entries a whole one): allocated without constructing, the keys then set to kFree and
@@ -328,6 +335,7 @@ class BlockIdTable {
   // server whose live ids span more than 2^32 keeps some of them here, at
   // 19-39 bytes each instead of a slot's 16 per reserved id).
   absl::flat_hash_map<uint64_t, PackedEntry> outside_;
+  size_t rebase_check_at_ = kRebaseCheck;
   // What Find returns a pointer to.
   mutable BlockMapEntry held_;
 };
